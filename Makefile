@@ -1,0 +1,65 @@
+# SPDX-License-Identifier: GPL-2.0
+# iomapdirty build, in the shape of libbpf-bootstrap: intermediates in
+# .output/, BPF objects compiled with clang and turned into a skeleton by
+# bpftool, the frontend linked against the system's libbpf, libelf, zlib.
+# `make V=1` shows the commands.
+
+OUTPUT := .output
+CLANG ?= clang
+LLVM_STRIP ?= llvm-strip
+BPFTOOL ?= bpftool
+CC ?= cc
+ARCH := $(shell uname -m | sed 's/x86_64/x86/' | sed 's/aarch64/arm64/')
+
+CFLAGS ?= -g -O2
+CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11
+INCLUDES := -I$(OUTPUT) -Iinclude -Iuser
+LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall \
+	-Ivmlinux -Iinclude -Ibpf
+
+ifeq ($(V),1)
+	Q =
+	msg =
+else
+	Q = @
+	msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+USER_SRCS := $(filter-out user/main.c,$(wildcard user/*.c))
+USER_OBJS := $(patsubst user/%.c,$(OUTPUT)/%.o,$(USER_SRCS))
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
+
+.PHONY: all clean test unit e2e demo deps
+all: iomapdirty
+
+$(OUTPUT) $(OUTPUT)/tests:
+	$(Q)mkdir -p $@
+
+$(OUTPUT)/iomapdirty.bpf.o: bpf/iomapdirty.bpf.c bpf/compat.h include/*.h vmlinux/vmlinux.h | $(OUTPUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(Q)$(LLVM_STRIP) -g $@
+
+$(OUTPUT)/iomapdirty.skel.h: $(OUTPUT)/iomapdirty.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+$(OUTPUT)/%.o: user/%.c $(wildcard user/*.h) include/*.h $(OUTPUT)/iomapdirty.skel.h | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -c $< -o $@
+
+iomapdirty: $(OUTPUT)/main.o $(USER_OBJS)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(LIBS) -o $@
+
+$(OUTPUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(USER_OBJS) | $(OUTPUT)/tests
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Itests/unit $< $(USER_OBJS) $(LIBS) -o $@
+
+unit: $(UNIT_TESTS)
+	$(Q)tests/unit/run.sh $(UNIT_TESTS)
+
+clean:
+	$(call msg,CLEAN)
+	$(Q)rm -rf $(OUTPUT) iomapdirty

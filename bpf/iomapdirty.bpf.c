@@ -1,0 +1,923 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iomapdirty: per-folio write amplification of iomap buffered writeback.
+ *
+ * Three moments are observed, each through whichever mechanism the
+ * frontend's attach plan chose (fentry/fexit, kprobe, raw tracepoint):
+ *
+ *   write     the application copies bytes into the page cache
+ *             (iomap_write_end, or the xfs_file_buffered_write tracepoint)
+ *             -> page_rec per page: bytes, calls, blocks touched
+ *   writeback one folio is written back (iomap_writeback_folio,
+ *             iomap_writepage_map, iomap_do_writepage, or the
+ *             iomap_writeback_folio / iomap_writepage tracepoints)
+ *             -> wb_ctx per thread: collects the folio's page_recs and the
+ *             kernel's own dirty bitmap
+ *   submit    a range of the folio is added to an ioend for the device
+ *             (tracepoints iomap_add_to_ioend / iomap_writepage_map)
+ *             -> adds to the thread's wb_ctx
+ *
+ * When the folio is done (fexit/kretprobe, the thread's next folio, or a
+ * flush run by user space) wb_ctx is folded into per-file and
+ * per-filesystem totals and the histograms: see finish_folio().
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "iomapdirty.h"
+#include "buckets.h"
+#include "compat.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Set by the frontend before load (see user/engine.c). */
+const volatile __u32 target_dev = 0;		/* 0: every device */
+const volatile __u32 target_tgid = 0;		/* 0: every process */
+const volatile bool filter_comm = false;
+const volatile char target_comm[16] = {};
+const volatile __u32 page_shift = 12;
+const volatile __u32 bitmap_kind = BITMAP_NONE;
+const volatile __u32 write_end_proto = WRITE_END_POS;
+const volatile bool write_end_ret_bool = false;
+const volatile __u32 submit_proto = SUBMIT_RANGE;
+const volatile __u32 wb_folio_arg = 0;		/* which argument is the folio */
+
+#define IOMAP_HOLE_TYPE	0	/* IOMAP_HOLE in every kernel since 4.x */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 131072);		/* resized by --max-pages */
+	__type(key, struct page_key);
+	__type(value, struct page_rec);
+} pages SEC(".maps");
+
+/* Tracepoint mode only: folio pointers of dirty folios, by first page. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 131072);
+	__type(key, struct page_key);
+	__type(value, __u64);
+} folio_ptrs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);			/* thread id */
+	__type(value, struct wb_ctx);
+} wb_ctxs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct file_key);
+	__type(value, struct wa_stats);
+} files SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u32);			/* dev */
+	__type(value, struct wa_stats);
+} filesystems SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, NR_HISTS * HIST_BUCKETS);
+	__type(key, __u32);
+	__type(value, __u64);
+} hists SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, NR_COUNTERS);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+/* Per-CPU scratch: block bitmaps of the folio being written back. */
+struct folio_bits {
+	__u64 app[IOMAPDIRTY_MAX_BITMAP_WORDS / 2];	/* blocks written */
+	__u64 kern[IOMAPDIRTY_MAX_BITMAP_WORDS / 2];	/* kernel dirty bits */
+	struct wb_ctx zero_ctx;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct folio_bits);
+} scratch SEC(".maps");
+
+static __always_inline void count(enum counter_id id)
+{
+	__u32 key = id;
+	__u64 *val = bpf_map_lookup_elem(&counters, &key);
+
+	if (val)
+		*val += 1;
+}
+
+static __always_inline void hist_add(enum hist_id hist, unsigned int bucket)
+{
+	__u32 key = hist * HIST_BUCKETS + bucket;
+	__u64 *val = bpf_map_lookup_elem(&hists, &key);
+
+	if (val)
+		*val += 1;
+}
+
+static __always_inline __u64 popcount64(__u64 x)
+{
+	x = x - ((x >> 1) & 0x5555555555555555ULL);
+	x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+	return (x * 0x0101010101010101ULL) >> 56;
+}
+
+/* Bits [first, last] set; 0 <= first <= last <= 63. */
+static __always_inline __u64 bit_range(__u32 first, __u32 last)
+{
+	__u64 upto = last >= 63 ? ~0ULL : (1ULL << (last + 1)) - 1;
+
+	return upto & ~((1ULL << (first & 63)) - 1);
+}
+
+static __always_inline bool dev_wanted(__u32 dev)
+{
+	return !target_dev || dev == target_dev;
+}
+
+static __always_inline bool task_wanted(void)
+{
+	char comm[16];
+	int i;
+
+	if (target_tgid && (bpf_get_current_pid_tgid() >> 32) != target_tgid)
+		return false;
+	if (!filter_comm)
+		return true;
+	bpf_get_current_comm(comm, sizeof(comm));
+	for (i = 0; i < 16; i++) {
+		if (comm[i] != target_comm[i])
+			return false;
+		if (!comm[i])
+			break;
+	}
+	return true;
+}
+
+static __always_inline void inode_ids(struct inode *inode, __u32 *dev, __u64 *ino)
+{
+	*dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	*ino = BPF_CORE_READ(inode, i_ino);
+}
+
+static __always_inline unsigned long folio_flags(struct folio *folio)
+{
+	unsigned long flags = 0;
+
+	/* 'flags' became memdesc_flags_t in 6.17; it is one long in all. */
+	if (bpf_core_read(&flags, sizeof(flags), &folio->flags))
+		count(CNT_READ_FAILURES);
+	return flags;
+}
+
+static __always_inline __u64 folio_bytes(struct folio *folio)
+{
+	unsigned long head = 1UL << bpf_core_enum_value(enum pageflags, PG_head);
+	__u64 order = 0;
+
+	if (!(folio_flags(folio) & head))
+		return 1ULL << page_shift;
+	if (bpf_core_field_exists(struct folio___v61, _folio_order)) {
+		struct folio___v61 *old = (void *)folio;
+
+		order = BPF_CORE_READ(old, _folio_order);
+	} else {
+		order = BPF_CORE_READ(folio, _flags_1) & 0xff;
+	}
+	return (1ULL << page_shift) << order;
+}
+
+/* ---------------------------------------------------------------- write */
+
+struct write_walk {
+	struct page_key key;
+	__u64 first_index;
+	__u64 pos;
+	__u64 end;
+	__u32 block_bits;
+};
+
+static struct page_rec *page_rec_get(struct page_key *key)
+{
+	static const struct page_rec zero;
+	struct page_rec *rec;
+
+	rec = bpf_map_lookup_elem(&pages, key);
+	if (rec)
+		return rec;
+	if (bpf_map_update_elem(&pages, key, &zero, BPF_NOEXIST) &&
+	    !bpf_map_lookup_elem(&pages, key)) {
+		count(CNT_PAGE_MAP_FULL);
+		return NULL;
+	}
+	return bpf_map_lookup_elem(&pages, key);
+}
+
+/* Adds the part of one write that falls in page (first_index + i). */
+static long write_page_cb(__u64 i, void *data)
+{
+	struct write_walk *w = data;
+	__u64 page_size = 1ULL << page_shift;
+	__u64 start, a, b, first_blk, last_blk;
+	struct page_rec *rec;
+
+	w->key.index = w->first_index + i;
+	start = w->key.index << page_shift;
+	a = w->pos > start ? w->pos : start;
+	b = w->end < start + page_size ? w->end : start + page_size;
+	if (b <= a)
+		return 1;
+	rec = page_rec_get(&w->key);
+	if (!rec)
+		return 1;
+	first_blk = (a - start) >> w->block_bits;
+	last_blk = (b - 1 - start) >> w->block_bits;
+	__sync_fetch_and_add(&rec->app_bytes, b - a);
+	if (i == 0)
+		__sync_fetch_and_add(&rec->starts, 1);
+	else
+		__sync_fetch_and_add(&rec->continues, 1);
+	rec->block_mask |= bit_range(first_blk, last_blk);
+	return 0;
+}
+
+/*
+ * One write of 'bytes' at 'pos'. From iomap_write_end it lies in one
+ * folio; from the tracepoint it is a whole write(2), split here by page.
+ */
+static __always_inline void record_write(struct inode *inode, __u64 pos, __u64 bytes)
+{
+	struct write_walk w = {};
+	__u64 pages_spanned;
+
+	count(CNT_WRITE_EVENTS);
+	if (!bytes)
+		return;
+	inode_ids(inode, &w.key.dev, &w.key.ino);
+	if (!dev_wanted(w.key.dev))
+		return;
+	if (!task_wanted()) {
+		count(CNT_FILTERED_WRITES);
+		return;
+	}
+	w.pos = pos;
+	w.end = pos + bytes;
+	w.block_bits = BPF_CORE_READ(inode, i_blkbits);
+	w.first_index = pos >> page_shift;
+	pages_spanned = ((w.end - 1) >> page_shift) - w.first_index + 1;
+	if (pages_spanned > IOMAPDIRTY_MAX_WRITE_PAGES) {
+		count(CNT_WRITE_TOO_LARGE);
+		pages_spanned = IOMAPDIRTY_MAX_WRITE_PAGES;
+	}
+	bpf_loop(pages_spanned, write_page_cb, &w, 0);
+}
+
+/* A folio dirtied whole, not through write(2) (mmap, iomap_dirty_folio). */
+static __always_inline void record_whole_dirty(struct inode *inode, struct folio *folio)
+{
+	struct page_key key = {};
+	struct page_rec *rec;
+
+	count(CNT_WHOLE_DIRTY_EVENTS);
+	inode_ids(inode, &key.dev, &key.ino);
+	if (!dev_wanted(key.dev))
+		return;
+	if (!task_wanted()) {
+		count(CNT_FILTERED_WRITES);
+		return;
+	}
+	key.index = BPF_CORE_READ(folio, index);
+	rec = page_rec_get(&key);
+	if (rec)
+		rec->whole_dirty = 1;
+}
+
+/* ------------------------------------------------------------ writeback */
+
+static __always_inline void stats_add(struct wa_stats *s, struct wb_ctx *c,
+				      __u64 dirty_blocks, __u64 now)
+{
+	__sync_fetch_and_add(&s->app_bytes, c->app_bytes);
+	__sync_fetch_and_add(&s->write_calls, c->write_calls);
+	__sync_fetch_and_add(&s->app_dirty_blocks, c->app_dirty_blocks);
+	__sync_fetch_and_add(&s->other_dirty_blocks, c->other_dirty_blocks);
+	__sync_fetch_and_add(&s->dirty_blocks, dirty_blocks);
+	__sync_fetch_and_add(&s->app_dirty_bytes, c->app_dirty_blocks << c->block_bits);
+	__sync_fetch_and_add(&s->dirty_bytes, dirty_blocks << c->block_bits);
+	__sync_fetch_and_add(&s->whole_folio_dirty_events, c->whole_dirty);
+	if (c->other_dirty_blocks)
+		__sync_fetch_and_add(&s->other_dirty_folios, 1);
+	__sync_fetch_and_add(&s->folios, 1);
+	if (!dirty_blocks) {
+		__sync_fetch_and_add(&s->folios_no_dirty_seen, 1);
+		__sync_fetch_and_add(&s->unseen_submitted_blocks, c->submitted_blocks);
+	}
+	__sync_fetch_and_add(&s->folio_bytes, c->folio_bytes);
+	if (c->folio_bytes > s->max_folio_bytes)
+		s->max_folio_bytes = c->folio_bytes;
+	s->block_bytes = 1ULL << (c->block_bits & 63);
+	__sync_fetch_and_add(&s->submitted_blocks, c->submitted_blocks);
+	__sync_fetch_and_add(&s->submitted_bytes, c->submitted_bytes);
+	__sync_fetch_and_add(&s->kernel_dirty_blocks, c->kernel_dirty_blocks);
+	__sync_fetch_and_add(&s->bitmap_folios, c->bitmap_read);
+	__sync_fetch_and_add(&s->hole_bytes, c->hole_bytes);
+	s->last_ns = now;
+}
+
+static __always_inline struct wa_stats *stats_get(void *map, void *key,
+						  enum counter_id full)
+{
+	static const struct wa_stats zero;
+	struct wa_stats *s = bpf_map_lookup_elem(map, key);
+
+	if (s)
+		return s;
+	bpf_map_update_elem(map, key, &zero, BPF_NOEXIST);
+	s = bpf_map_lookup_elem(map, key);
+	if (!s)
+		count(full);
+	return s;
+}
+
+/* Folds one finished folio writeback into totals and histograms. */
+static void finish_folio(struct wb_ctx *c)
+{
+	struct file_key fkey = { .ino = c->key.ino, .dev = c->key.dev };
+	__u64 now = bpf_ktime_get_ns();
+	__u64 dirty = c->app_dirty_blocks + c->other_dirty_blocks;
+	struct wa_stats *s;
+	__u32 dev = c->key.dev;
+
+	if (!c->counted)
+		return;
+	s = stats_get(&files, &fkey, CNT_FILE_MAP_FULL);
+	if (s)
+		stats_add(s, c, dirty, now);
+	s = stats_get(&filesystems, &dev, CNT_FS_MAP_FULL);
+	if (s)
+		stats_add(s, c, dirty, now);
+	hist_add(HIST_DIRTY_BLOCKS, log2_bucket(dirty));
+	hist_add(HIST_SUBMITTED_BLOCKS, log2_bucket(c->submitted_blocks));
+	hist_add(HIST_FOLIO_BYTES, log2_bucket(c->folio_bytes));
+	if (dirty)
+		hist_add(HIST_AMPLIFICATION, amp_bucket(c->submitted_blocks, dirty));
+}
+
+static __always_inline void finish_thread_folio(__u32 tid)
+{
+	struct wb_ctx *c = bpf_map_lookup_elem(&wb_ctxs, &tid);
+
+	if (!c)
+		return;
+	finish_folio(c);
+	bpf_map_delete_elem(&wb_ctxs, &tid);
+}
+
+struct collect_walk {
+	struct wb_ctx *c;
+	struct folio_bits *bits;
+	__u32 blocks_per_page_shift;	/* log2(blocks per page) */
+};
+
+/* Takes page i of the folio's write records into the folio's context. */
+static long collect_page_cb(__u64 i, void *data)
+{
+	struct collect_walk *w = data;
+	struct page_key key = w->c->key;
+	struct page_rec *rec;
+	__u64 bit, word;
+
+	key.index += i;
+	rec = bpf_map_lookup_elem(&pages, &key);
+	if (!rec)
+		return 0;
+	w->c->app_bytes += rec->app_bytes;
+	w->c->write_calls += rec->starts + (i == 0 ? rec->continues : 0);
+	w->c->whole_dirty |= rec->whole_dirty;
+	bit = i << w->blocks_per_page_shift;
+	word = bit / 64;
+	if (word < IOMAPDIRTY_MAX_BITMAP_WORDS / 2)
+		w->bits->app[word] |= rec->block_mask << (bit % 64);
+	bpf_map_delete_elem(&pages, &key);
+	return 0;
+}
+
+struct bits_walk {
+	struct wb_ctx *c;
+	struct folio_bits *bits;
+	unsigned long *state;
+	__u64 nr_blocks;
+	__u64 eof_blocks;
+	int err;
+};
+
+static long zero_word_cb(__u64 w, void *data)
+{
+	struct bits_walk *b = data;
+
+	if (w >= IOMAPDIRTY_MAX_BITMAP_WORDS / 2)
+		return 1;
+	b->bits->app[w] = 0;
+	b->bits->kern[w] = 0;
+	return 0;
+}
+
+/* Dirty bits of blocks [64w, 64w + 64), for folios of 64 blocks or more. */
+static long read_word_cb(__u64 w, void *data)
+{
+	struct bits_walk *b = data;
+
+	if (w >= IOMAPDIRTY_MAX_BITMAP_WORDS / 2)
+		return 1;
+	if (bpf_probe_read_kernel(&b->bits->kern[w], sizeof(__u64),
+				  b->state + b->nr_blocks / 64 + w)) {
+		b->err = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* Reads the kernel's per-block dirty bits of the folio, if it has any. */
+static __always_inline int read_kernel_dirty(struct folio *folio, struct bits_walk *b)
+{
+	void *priv = BPF_CORE_READ(folio, private);
+	__u64 nr = b->nr_blocks, word = 0, kern;
+
+	if (!priv)
+		return -1;
+	if (bitmap_kind == BITMAP_IFS)
+		b->state = priv + bpf_core_field_offset(struct iomap_folio_state, state);
+	else if (bitmap_kind == BITMAP_IOP_STATE)
+		b->state = priv + bpf_core_field_offset(struct iomap_page___rfc, state);
+	else
+		return -1;
+
+	if (nr >= 64) {
+		bpf_loop(nr / 64, read_word_cb, b, 0);
+		return b->err ? -1 : 0;
+	}
+	/* uptodate bits [0, nr) and dirty bits [nr, 2nr) share words */
+	if (bpf_probe_read_kernel(&word, sizeof(word), b->state))
+		return -1;
+	kern = word >> nr;
+	if (2 * nr > 64) {
+		if (bpf_probe_read_kernel(&word, sizeof(word), b->state + 1))
+			return -1;
+		kern |= word << (64 - nr);
+	}
+	b->bits->kern[0] = kern & ((1ULL << nr) - 1);
+	return 0;
+}
+
+static __always_inline __u64 blocks_before_eof(struct inode *inode, struct wb_ctx *c,
+					       __u64 nr_blocks)
+{
+	__u64 isize = BPF_CORE_READ(inode, i_size);
+	__u64 bsize = 1ULL << c->block_bits;
+	__u64 n;
+
+	if (isize <= c->folio_pos)
+		return 0;
+	n = (isize - c->folio_pos + bsize - 1) >> c->block_bits;
+	return n < nr_blocks ? n : nr_blocks;
+}
+
+/* Bits [0, n) of word w of a bitmap. */
+static __always_inline __u64 first_bits_word(__u64 n, __u64 w)
+{
+	if (n <= w * 64)
+		return 0;
+	return n - w * 64 >= 64 ? ~0ULL : (1ULL << (n - w * 64)) - 1;
+}
+
+/*
+ * Counts word w: app = blocks write(2) touched; other = blocks dirty for
+ * another reason (whole-folio dirtying such as mmap, or dirty in the
+ * kernel's bitmap without a write we saw).
+ */
+static long count_word_cb(__u64 w, void *data)
+{
+	struct bits_walk *b = data;
+	struct wb_ctx *c = b->c;
+	__u64 app, kern, dirty;
+
+	if (w >= IOMAPDIRTY_MAX_BITMAP_WORDS / 2)
+		return 1;
+	app = b->bits->app[w];
+	kern = b->bits->kern[w];
+	dirty = app;
+	if (c->whole_dirty)
+		dirty |= first_bits_word(b->eof_blocks, w);
+	if (c->bitmap_read) {
+		dirty |= kern;
+		c->kernel_dirty_blocks += popcount64(kern);
+	}
+	c->app_dirty_blocks += popcount64(app);
+	c->other_dirty_blocks += popcount64(dirty & ~app);
+	return 0;
+}
+
+/* No state to read: writeback treats every block up to EOF as dirty. */
+static long all_dirty_word_cb(__u64 w, void *data)
+{
+	struct bits_walk *b = data;
+
+	if (w >= IOMAPDIRTY_MAX_BITMAP_WORDS / 2)
+		return 1;
+	b->bits->kern[w] = first_bits_word(b->eof_blocks, w);
+	return 0;
+}
+
+/*
+ * Start of one folio's writeback. 'folio' may be NULL (tracepoint mode
+ * without a recorded pointer): the kernel's dirty bitmap is then unknown.
+ */
+static __always_inline void wb_begin(struct inode *inode, struct folio *folio,
+				     __u64 fpos, __u64 fbytes)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), zero_key = 0;
+	struct collect_walk walk = {};
+	struct bits_walk bw = {};
+	struct folio_bits *bits;
+	struct wb_ctx *c;
+	__u64 nr_blocks, npages, nwords;
+	__u32 dev;
+	__u64 ino;
+
+	count(CNT_WB_START_EVENTS);
+	/* the thread's previous folio is done: nothing nests in writeback */
+	finish_thread_folio(tid);
+	inode_ids(inode, &dev, &ino);
+	if (!dev_wanted(dev))
+		return;
+	bits = bpf_map_lookup_elem(&scratch, &zero_key);
+	if (!bits)
+		return;
+	if (bpf_map_update_elem(&wb_ctxs, &tid, &bits->zero_ctx, BPF_ANY)) {
+		count(CNT_CTX_MAP_FULL);
+		return;
+	}
+	c = bpf_map_lookup_elem(&wb_ctxs, &tid);
+	if (!c)
+		return;
+	c->key.dev = dev;
+	c->key.ino = ino;
+	c->key.index = fpos >> page_shift;
+	c->folio_pos = fpos;
+	c->folio_bytes = fbytes;
+	c->start_ns = bpf_ktime_get_ns();
+	c->block_bits = BPF_CORE_READ(inode, i_blkbits);
+	if (c->block_bits > page_shift || c->block_bits < 9)
+		return;	/* block larger than a page: not tracked per page */
+	nr_blocks = fbytes >> c->block_bits;
+
+	nwords = (nr_blocks + 63) / 64;
+	bw.c = c;
+	bw.bits = bits;
+	bw.nr_blocks = nr_blocks;
+	bpf_loop(nwords, zero_word_cb, &bw, 0);
+
+	npages = fbytes >> page_shift;
+	if (npages > IOMAPDIRTY_MAX_FOLIO_PAGES) {
+		count(CNT_FOLIO_TOO_LARGE);
+		npages = IOMAPDIRTY_MAX_FOLIO_PAGES;
+	}
+	walk.c = c;
+	walk.bits = bits;
+	walk.blocks_per_page_shift = page_shift - c->block_bits;
+	bpf_loop(npages, collect_page_cb, &walk, 0);
+
+	bw.eof_blocks = blocks_before_eof(inode, c, nr_blocks);
+	/* The kernel's own view of which blocks are dirty, where it has one. */
+	if (nr_blocks == 1) {
+		bits->kern[0] = 1;
+		c->bitmap_read = 1;
+	} else if (folio && bitmap_kind != BITMAP_NONE) {
+		if (read_kernel_dirty(folio, &bw) == 0) {
+			c->bitmap_read = 1;
+		} else if (!BPF_CORE_READ(folio, private)) {
+			bpf_loop(nwords, all_dirty_word_cb, &bw, 0);
+			c->bitmap_read = 1;
+		}
+	}
+	bpf_loop(nwords, count_word_cb, &bw, 0);
+	c->counted = 1;
+	if ((target_tgid || filter_comm) && !c->app_bytes && !c->whole_dirty) {
+		/* nothing of the wanted process in this folio */
+		c->counted = 0;
+		count(CNT_FILTERED_FOLIOS);
+	}
+}
+
+/* A range of the current folio goes to the device (or maps a hole). */
+static __always_inline void wb_submit(struct inode *inode, __u64 pos, __u64 len,
+				      struct iomap *iomap)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 ino, map_len = len, end;
+	struct wb_ctx *c;
+	__u16 type;
+	__u32 dev;
+
+	count(CNT_SUBMIT_EVENTS);
+	inode_ids(inode, &dev, &ino);
+	if (!dev_wanted(dev))
+		return;
+	c = bpf_map_lookup_elem(&wb_ctxs, &tid);
+	if (!c || c->key.dev != dev || c->key.ino != ino) {
+		count(CNT_SUBMIT_WITHOUT_FOLIO);
+		return;
+	}
+	type = BPF_CORE_READ(iomap, type);
+	if (submit_proto == SUBMIT_PER_BLOCK) {
+		map_len = 1ULL << c->block_bits;
+	} else {
+		if (pos < c->folio_pos || pos >= c->folio_pos + c->folio_bytes) {
+			count(CNT_SUBMIT_WITHOUT_FOLIO);
+			return;
+		}
+		/* the same formula the kernel uses right after the tracepoint */
+		end = BPF_CORE_READ(iomap, offset) + BPF_CORE_READ(iomap, length);
+		if (end > pos && end - pos < map_len)
+			map_len = end - pos;
+	}
+	if (type == IOMAP_HOLE_TYPE) {
+		c->hole_bytes += map_len;
+		return;
+	}
+	c->submitted_bytes += map_len;
+	c->submitted_blocks += (map_len + (1ULL << c->block_bits) - 1) >> c->block_bits;
+}
+
+static __always_inline void wb_end(void)
+{
+	count(CNT_WB_END_EVENTS);
+	finish_thread_folio((__u32)bpf_get_current_pid_tgid());
+}
+
+/* ------------------------------------------------------ raw tracepoints */
+
+SEC("raw_tp/xfs_file_buffered_write")
+int BPF_PROG(tp_xfs_buffered_write, struct kiocb *iocb, struct iov_iter *from)
+{
+	struct inode *inode = BPF_CORE_READ(iocb, ki_filp, f_inode);
+
+	record_write(inode, BPF_CORE_READ(iocb, ki_pos), BPF_CORE_READ(from, count));
+	return 0;
+}
+
+/* clean -> dirty; in tracepoint mode this is where the folio is learnt */
+SEC("raw_tp/writeback_dirty_folio")
+int BPF_PROG(tp_dirty_folio, struct folio *folio, struct address_space *mapping)
+{
+	struct inode *inode = BPF_CORE_READ(mapping, host);
+	struct page_key key = {};
+	__u64 ptr = (__u64)folio;
+
+	count(CNT_DIRTY_FOLIO_EVENTS);
+	if (!inode)
+		return 0;
+	inode_ids(inode, &key.dev, &key.ino);
+	if (!dev_wanted(key.dev))
+		return 0;
+	key.index = BPF_CORE_READ(folio, index);
+	if (bpf_map_update_elem(&folio_ptrs, &key, &ptr, BPF_ANY))
+		count(CNT_FOLIO_PTR_MAP_FULL);
+	return 0;
+}
+
+/* 6.17+ iomap_writeback_folio, 6.1-6.16 iomap_writepage: (inode, pos, len) */
+SEC("raw_tp/iomap_writeback_folio")
+int BPF_PROG(tp_wb_folio, struct inode *inode, loff_t pos, u64 len)
+{
+	struct page_key key = {};
+	struct folio *folio = NULL;
+	__u64 *ptr;
+
+	inode_ids(inode, &key.dev, &key.ino);
+	key.index = pos >> page_shift;
+	ptr = bpf_map_lookup_elem(&folio_ptrs, &key);
+	if (ptr) {
+		folio = (struct folio *)*ptr;
+		/* the folio may have been freed and reused since it was dirtied */
+		if (BPF_CORE_READ(folio, mapping) != BPF_CORE_READ(inode, i_mapping) ||
+		    BPF_CORE_READ(folio, index) != key.index) {
+			count(CNT_FOLIO_PTR_STALE);
+			folio = NULL;
+		}
+		bpf_map_delete_elem(&folio_ptrs, &key);
+	} else if (dev_wanted(key.dev) && bitmap_kind != BITMAP_NONE) {
+		count(CNT_FOLIO_PTR_MISSING);
+	}
+	wb_begin(inode, folio, pos, len);
+	return 0;
+}
+
+/* 6.17+ iomap_add_to_ioend, 6.9-6.16 iomap_writepage_map */
+SEC("raw_tp/iomap_add_to_ioend")
+int BPF_PROG(tp_submit_range, struct inode *inode, u64 pos, unsigned int dirty_len,
+	     struct iomap *iomap)
+{
+	wb_submit(inode, pos, dirty_len, iomap);
+	return 0;
+}
+
+/* 6.1-6.8 iomap_writepage_map: one event per block mapped */
+SEC("raw_tp/iomap_writepage_map")
+int BPF_PROG(tp_submit_block, struct inode *inode, struct iomap *iomap)
+{
+	wb_submit(inode, 0, 0, iomap);
+	return 0;
+}
+
+struct invalidate_walk {
+	struct page_key key;
+	__u64 first;
+};
+
+static long invalidate_page_cb(__u64 i, void *data)
+{
+	struct invalidate_walk *w = data;
+
+	w->key.index = w->first + i;
+	bpf_map_delete_elem(&pages, &w->key);
+	bpf_map_delete_elem(&folio_ptrs, &w->key);
+	return 0;
+}
+
+/* Dirty data thrown away (truncate, hole punch): forget its records. */
+SEC("raw_tp/iomap_invalidate_folio")
+int BPF_PROG(tp_invalidate, struct inode *inode, loff_t off, u64 len)
+{
+	__u64 page_size = 1ULL << page_shift;
+	struct invalidate_walk w = {};
+	__u64 first, last;
+
+	count(CNT_INVALIDATE_EVENTS);
+	inode_ids(inode, &w.key.dev, &w.key.ino);
+	if (!dev_wanted(w.key.dev) || !len)
+		return 0;
+	/* only pages wholly inside the range */
+	first = (off + page_size - 1) >> page_shift;
+	last = (off + len) >> page_shift;
+	if (last <= first)
+		return 0;
+	w.first = first;
+	bpf_loop(last - first > IOMAPDIRTY_MAX_FOLIO_PAGES ?
+		 IOMAPDIRTY_MAX_FOLIO_PAGES : last - first,
+		 invalidate_page_cb, &w, 0);
+	return 0;
+}
+
+static long flush_ctx_cb(struct bpf_map *map, __u32 *tid, struct wb_ctx *c,
+			 __u64 *idle_ns)
+{
+	if (bpf_ktime_get_ns() - c->start_ns < *idle_ns)
+		return 0;
+	count(CNT_FLUSHED_CTX);
+	finish_folio(c);
+	bpf_map_delete_elem(map, tid);
+	return 0;
+}
+
+/*
+ * Run by user space (BPF_PROG_TEST_RUN) before each report: in tracepoint
+ * mode nothing marks the end of a thread's last folio, so contexts idle
+ * for longer than args[0] ns are finished here.
+ */
+SEC("raw_tp")
+int BPF_PROG(flush_idle, __u64 idle_ns)
+{
+	__u64 idle = idle_ns;
+
+	bpf_for_each_map_elem(&wb_ctxs, flush_ctx_cb, &idle, 0);
+	return 0;
+}
+
+/* ------------------------------------------------------- fentry / fexit */
+
+static __always_inline __u64 write_end_bytes(struct folio *folio, __u64 len,
+					     __u64 copied)
+{
+	unsigned long uptodate = 1UL << bpf_core_enum_value(enum pageflags, PG_uptodate);
+
+	/* __iomap_write_end refuses a short copy into a folio not uptodate */
+	if (copied < len && !(folio_flags(folio) & uptodate))
+		return 0;
+	return copied;
+}
+
+SEC("fexit/iomap_write_end")
+int BPF_PROG(fexit_write_end, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	struct iomap_iter *iter = (void *)a0;
+	struct inode *inode = BPF_CORE_READ(iter, inode);
+	__u64 pos, copied, ret;
+
+	if (write_end_proto == WRITE_END_POS) {
+		/* (iter, pos, len, copied, folio) -> size_t or bool */
+		pos = a1;
+		copied = a3;
+		ret = a5;
+	} else {
+		/* (iter, len, copied, folio) -> bool */
+		pos = BPF_CORE_READ(iter, pos);
+		copied = a2;
+		ret = a4;
+	}
+	if (write_end_ret_bool)
+		ret = (ret & 0xff) ? copied : 0;
+	record_write(inode, pos, ret);
+	return 0;
+}
+
+SEC("fentry/iomap_dirty_folio")
+int BPF_PROG(fentry_dirty_folio, struct address_space *mapping, struct folio *folio)
+{
+	record_whole_dirty(BPF_CORE_READ(mapping, host), folio);
+	return 0;
+}
+
+static __always_inline struct folio *wb_arg_folio(__u64 a0, __u64 a1, __u64 a2, __u64 a3)
+{
+	switch (wb_folio_arg) {
+	case 0: return (void *)a0;
+	case 1: return (void *)a1;
+	case 2: return (void *)a2;
+	default: return (void *)a3;
+	}
+}
+
+static __always_inline void wb_begin_folio(struct folio *folio)
+{
+	struct inode *inode = BPF_CORE_READ(folio, mapping, host);
+
+	if (!inode)
+		return;
+	wb_begin(inode, folio, (__u64)BPF_CORE_READ(folio, index) << page_shift,
+		 folio_bytes(folio));
+}
+
+SEC("fentry/iomap_writeback_folio")
+int BPF_PROG(fentry_wb_begin, u64 a0, u64 a1, u64 a2, u64 a3)
+{
+	wb_begin_folio(wb_arg_folio(a0, a1, a2, a3));
+	return 0;
+}
+
+SEC("fexit/iomap_writeback_folio")
+int BPF_PROG(fexit_wb_end)
+{
+	wb_end();
+	return 0;
+}
+
+/* ----------------------------------------------------- kprobe / kretprobe */
+
+SEC("kprobe/iomap_write_end")
+int BPF_KPROBE(kprobe_write_end, void *a0, __u64 a1, __u64 a2, __u64 a3, void *a4)
+{
+	struct iomap_iter *iter = a0;
+	struct inode *inode = BPF_CORE_READ(iter, inode);
+
+	if (write_end_proto == WRITE_END_POS)	/* (iter, pos, len, copied, folio) */
+		record_write(inode, a1, write_end_bytes(a4, a2, a3));
+	else					/* (iter, len, copied, folio) */
+		record_write(inode, BPF_CORE_READ(iter, pos),
+			     write_end_bytes((void *)a3, a1, a2));
+	return 0;
+}
+
+SEC("kprobe/iomap_dirty_folio")
+int BPF_KPROBE(kprobe_dirty_folio, struct address_space *mapping, struct folio *folio)
+{
+	record_whole_dirty(BPF_CORE_READ(mapping, host), folio);
+	return 0;
+}
+
+SEC("kprobe/iomap_writeback_folio")
+int BPF_KPROBE(kprobe_wb_begin, __u64 a0, __u64 a1, __u64 a2, __u64 a3)
+{
+	wb_begin_folio(wb_arg_folio(a0, a1, a2, a3));
+	return 0;
+}
+
+SEC("kretprobe/iomap_writeback_folio")
+int BPF_KRETPROBE(kretprobe_wb_end)
+{
+	wb_end();
+	return 0;
+}

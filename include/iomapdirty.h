@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Types shared by the BPF programs (bpf/) and the frontends (user/).
+ *
+ * Everything the kernel side counts is a u64. Counters are cumulative
+ * since attach: user space reads them and subtracts the previous reading
+ * to get an interval, so nothing is ever read-and-deleted (no lost
+ * increments between a read and a delete).
+ */
+#ifndef IOMAPDIRTY_H
+#define IOMAPDIRTY_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+/* Largest folio whose pages and bitmap the writeback program scans. */
+#define IOMAPDIRTY_MAX_FOLIO_PAGES	512
+/* 2 bits (uptodate, dirty) per block, 512-byte blocks, 2 MiB folio. */
+#define IOMAPDIRTY_MAX_BITMAP_WORDS	128
+/* Largest write(2) the tracepoint write path splits into pages. */
+#define IOMAPDIRTY_MAX_WRITE_PAGES	65536
+
+/* Identifies one page of one file: the unit of write accounting. */
+struct page_key {
+	__u64 ino;
+	__u32 dev;	/* kernel dev_t: major << 20 | minor */
+	__u32 pad;
+	__u64 index;	/* page index in the file */
+};
+
+/*
+ * What the application did to one page since its folio was last written
+ * back. A write(2) that covers several pages is counted once as a call:
+ * in 'starts' of the page it starts in and in 'continues' of the others,
+ * so the calls that touched a folio are the starts of all its pages plus
+ * the continues of its first page.
+ */
+struct page_rec {
+	__u64 app_bytes;
+	__u64 block_mask;	/* bit b: block b of this page was written */
+	__u32 starts;
+	__u32 continues;
+	__u32 whole_dirty;	/* folio dirtied whole (mmap, iomap_dirty_folio) */
+	__u32 pad;
+};
+
+struct file_key {
+	__u64 ino;
+	__u32 dev;
+	__u32 pad;
+};
+
+/* Accumulated per file and per filesystem; all cumulative. */
+struct wa_stats {
+	__u64 app_bytes;		/* bytes copied in by write(2) */
+	__u64 write_calls;
+	__u64 app_dirty_blocks;		/* blocks touched by those writes */
+	__u64 other_dirty_blocks;	/* dirty in the kernel, not by a seen write */
+	__u64 dirty_blocks;		/* union of the two above */
+	__u64 app_dirty_bytes;		/* app_dirty_blocks * block size */
+	__u64 dirty_bytes;		/* dirty_blocks * block size */
+	__u64 whole_folio_dirty_events;	/* seen through iomap_dirty_folio */
+	__u64 other_dirty_folios;	/* folios with other_dirty_blocks */
+	__u64 folios;			/* folios written back */
+	__u64 folios_no_dirty_seen;	/* written back, no dirtying seen */
+	__u64 folio_bytes;		/* sum of sizes of folios written back */
+	__u64 max_folio_bytes;
+	__u64 block_bytes;		/* block size of the last folio seen */
+	__u64 submitted_blocks;
+	__u64 submitted_bytes;
+	__u64 unseen_submitted_blocks;	/* of folios with no dirtying seen */
+	__u64 kernel_dirty_blocks;	/* read from the kernel's dirty bitmap */
+	__u64 bitmap_folios;		/* folios whose bitmap was read */
+	__u64 hole_bytes;		/* dirty ranges mapped to holes */
+	__u64 last_ns;			/* last update (bpf_ktime_get_ns) */
+};
+
+/* One writeback of one folio, in progress in one thread. */
+struct wb_ctx {
+	struct page_key key;		/* first page of the folio */
+	__u64 folio_pos;
+	__u64 folio_bytes;
+	__u64 start_ns;
+	__u64 app_bytes;
+	__u64 write_calls;
+	__u64 app_dirty_blocks;
+	__u64 other_dirty_blocks;
+	__u64 kernel_dirty_blocks;
+	__u64 submitted_blocks;
+	__u64 submitted_bytes;
+	__u64 hole_bytes;
+	__u32 block_bits;
+	__u32 whole_dirty;
+	__u32 bitmap_read;		/* kernel_dirty_blocks is valid */
+	__u32 counted;			/* this folio passes the filters */
+};
+
+/* Histograms: log2 buckets (see buckets.h), one row of buckets each. */
+enum hist_id {
+	HIST_DIRTY_BLOCKS,	/* dirty blocks per folio at writeback */
+	HIST_SUBMITTED_BLOCKS,	/* blocks submitted per folio */
+	HIST_AMPLIFICATION,	/* submitted / dirty per folio */
+	HIST_FOLIO_BYTES,	/* folio size */
+	NR_HISTS,
+};
+#define HIST_BUCKETS	40
+
+/*
+ * Global counters: how often each hook fired, and everything that was
+ * lost, dropped or could not be attributed. Every output shows the
+ * loss counters.
+ */
+enum counter_id {
+	CNT_WRITE_EVENTS,
+	CNT_WHOLE_DIRTY_EVENTS,
+	CNT_DIRTY_FOLIO_EVENTS,
+	CNT_WB_START_EVENTS,
+	CNT_WB_END_EVENTS,
+	CNT_SUBMIT_EVENTS,
+	CNT_INVALIDATE_EVENTS,
+	CNT_FILTERED_WRITES,
+	CNT_FILTERED_FOLIOS,
+	CNT_FLUSHED_CTX,
+	/* losses: keep LOSS_FIRST first */
+	CNT_LOSS_FIRST,
+	CNT_PAGE_MAP_FULL = CNT_LOSS_FIRST,
+	CNT_FILE_MAP_FULL,
+	CNT_FS_MAP_FULL,
+	CNT_CTX_MAP_FULL,
+	CNT_FOLIO_PTR_MAP_FULL,
+	CNT_WRITE_TOO_LARGE,
+	CNT_FOLIO_TOO_LARGE,
+	CNT_FOLIO_PTR_MISSING,
+	CNT_FOLIO_PTR_STALE,
+	CNT_SUBMIT_WITHOUT_FOLIO,
+	CNT_READ_FAILURES,
+	NR_COUNTERS,
+};
+
+/* Which variant of a hook is attached; set by user space in .rodata. */
+enum submit_proto {
+	SUBMIT_RANGE,		/* (inode, pos, dirty_len, iomap) */
+	SUBMIT_PER_BLOCK,	/* (inode, iomap): one block per event */
+};
+
+enum write_end_proto {
+	WRITE_END_POS,		/* (iter, pos, len, copied, folio) */
+	WRITE_END_ITER,		/* (iter, len, copied, folio), pos = iter->pos */
+};
+
+enum bitmap_kind {
+	BITMAP_NONE,		/* no per-block dirty state in this kernel */
+	BITMAP_IFS,		/* struct iomap_folio_state, state[] */
+	BITMAP_IOP_STATE,	/* RFCv4 struct iomap_page, state[] */
+};
+
+#endif /* IOMAPDIRTY_H */

@@ -1,0 +1,153 @@
+# shellcheck shell=bash
+# e2e_lib.sh - scenario table and comparison helpers shared by run_e2e.sh
+# (the tool against the workload's expectations) and validate_truth.sh (the
+# kernel's own tracepoints against the same expectations).  Source it after
+# setting WORKLOAD (path of the built workload program).
+
+E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+: "${WORKLOAD:=$E2E_DIR/workload}"
+
+# Scenarios: NAME -> block size, preparation, workload arguments.
+# prep uses page-sized chunks (order-0 folios) unless it says --chunk 1M.
+E2E_SCENARIOS=(
+	scatter51_1k scatter51_4k dense_1k span_1k span_4k
+	mmap_1k mmap_4k mmap_large_1k eof_1k eof_4k eof_setup_1k
+	large_4k large_setup_4k twofiles_1k
+)
+
+scenario_bs() {
+	case $1 in
+	*_1k) echo 1024 ;;
+	*_4k) echo 4096 ;;
+	*) return 1 ;;
+	esac
+}
+
+# scenario_prep NAME MNT: lay out the files (before the tool starts).
+scenario_prep() {
+	local name=$1 mnt=$2
+
+	case $name in
+	scatter51_* | dense_* | span_* | mmap_1k | mmap_4k)
+		"$WORKLOAD" prep "$mnt/f" 4M ;;
+	mmap_large_*) "$WORKLOAD" prep "$mnt/f" 4M --chunk 1M ;;
+	eof_setup_* | large_setup_*) : ;;
+	eof_*) "$WORKLOAD" prep "$mnt/f" 5000 ;;
+	large_*) "$WORKLOAD" prep "$mnt/f" 16M --chunk 1M ;;
+	twofiles_*)
+		"$WORKLOAD" prep "$mnt/a" 1M && "$WORKLOAD" prep "$mnt/b" 1M ;;
+	*) return 1 ;;
+	esac
+}
+
+# scenario_argv NAME MNT: fills the array SCENARIO_ARGV (workload command).
+scenario_argv() {
+	local name=$1 mnt=$2 w=$WORKLOAD
+
+	case $name in
+	scatter51_*)
+		SCENARIO_ARGV=("$w" scatter "$mnt/f" --count 51 --len 100 --stride 20000) ;;
+	dense_*) # overlapping writes: the union, not the sum, is dirtied
+		SCENARIO_ARGV=("$w" scatter "$mnt/f" --count 200 --len 700 --stride 500 --start 1000) ;;
+	span_*) SCENARIO_ARGV=("$w" span "$mnt/f") ;;
+	mmap_*) SCENARIO_ARGV=("$w" mmap "$mnt/f" --pages 8) ;;
+	eof_setup_*) SCENARIO_ARGV=("$w" eof "$mnt/f") ;;
+	eof_*) SCENARIO_ARGV=("$w" eof "$mnt/f" --no-setup) ;;
+	large_setup_*) SCENARIO_ARGV=("$w" large "$mnt/f") ;;
+	large_*) SCENARIO_ARGV=("$w" large "$mnt/f" --no-setup) ;;
+	twofiles_*) SCENARIO_ARGV=("$w" twofiles "$mnt/a" "$mnt/b") ;;
+	*) return 1 ;;
+	esac
+}
+
+# The workload's expectations in one shape: {"totals":{..},"files":{"INO":{..}},
+# "constraints":{..}}.  Uses the measured-layout figures when the probe worked
+# (exact also with large folios), the offset arithmetic otherwise.
+E2E_EXPECT_JQ='
+def fields: {app_bytes, write_calls, app_dirty_blocks, app_dirty_bytes,
+	other_dirty_blocks, dirty_blocks, dirty_bytes, whole_folio_dirty_events,
+	folios, folio_bytes, max_folio_bytes, submitted_blocks, submitted_bytes,
+	block_rounding, folio_amplification};
+def pick: if .layout.probe? == "kpageflags" and .layout.expect != null
+	then .layout.expect | fields else fields end;
+def calc: fields;
+if has("files") then
+	{totals: (.totals | pick), files: (.files | map_values(pick)),
+	 calc: {totals: (.totals | calc), files: (.files | map_values(calc))}}
+else
+	{totals: pick, files: {(.ino | tostring): pick},
+	 calc: {totals: calc, files: {(.ino | tostring): calc}}}
+end
++ {constraints: {max_folios: (.max_folios // null),
+	expect_large_folios: (.expect_large_folios // false),
+	page_size: (.page_size // [.files[]?.page_size][0])}}'
+
+e2e_expect_view() { jq -c "$E2E_EXPECT_JQ" "$1"; }
+
+E2E_PASS=0
+E2E_FAIL=0
+
+e2e_pass() { echo "PASS $1"; E2E_PASS=$((E2E_PASS + 1)); }
+e2e_fail() { echo "FAIL $1: $2"; E2E_FAIL=$((E2E_FAIL + 1)); }
+
+# e2e_check NAME EXPECTED GOT: numbers (or null) compared as JSON values.
+e2e_check() {
+	if [[ $2 == "$3" ]]; then
+		e2e_pass "$1"
+	else
+		e2e_fail "$1" "expected $2 got $3"
+	fi
+}
+
+# e2e_compare PREFIX WANT GOT FIELD...: WANT and GOT are JSON objects;
+# fields whose expectation is null are skipped.
+e2e_compare() {
+	local prefix=$1 want_obj=$2 got_obj=$3 f want have
+	shift 3
+	for f; do
+		want=$(jq -c --arg f "$f" '.[$f]' <<<"$want_obj")
+		[[ $want == null ]] && continue
+		have=$(jq -c --arg f "$f" '.[$f]' <<<"$got_obj")
+		e2e_check "$prefix.$f" "$want" "$have"
+	done
+}
+
+# Checks that hold whatever the folio sizes: bounds and large-folio presence.
+e2e_check_constraints() {
+	local prefix=$1 view=$2 folios=$3 max_folio=$4 maxf large psz
+
+	maxf=$(jq '.constraints.max_folios' <<<"$view")
+	large=$(jq '.constraints.expect_large_folios' <<<"$view")
+	psz=$(jq '.constraints.page_size' <<<"$view")
+	if [[ $maxf != null ]]; then
+		if [[ $folios =~ ^[0-9]+$ ]] && ((folios >= 1 && folios <= maxf)); then
+			e2e_pass "$prefix.folios_in_1..$maxf"
+		else
+			e2e_fail "$prefix.folios_in_1..$maxf" "expected 1..$maxf got $folios"
+		fi
+	fi
+	if [[ $large == true ]]; then
+		if [[ $max_folio =~ ^[0-9]+$ ]] && ((max_folio > psz)); then
+			e2e_pass "$prefix.large_folios_seen"
+		else
+			e2e_fail "$prefix.large_folios_seen" "expected max_folio_bytes > $psz got $max_folio"
+		fi
+	fi
+}
+
+# Informational: where the offset arithmetic (order-0 assumption) and the
+# measured layout differ.  Not a failure: it describes the fixture.
+e2e_note_layout() {
+	local name=$1 view=$2 d
+
+	d=$(jq -c '[.calc.totals as $c | .totals | to_entries[]
+		| select($c[.key] != null and $c[.key] != .value)
+		| "\(.key): offsets say \($c[.key]), layout says \(.value)"]' <<<"$view")
+	[[ $d != "[]" ]] && echo "INFO $name: large folios: $d"
+	return 0
+}
+
+e2e_summary() {
+	echo "$E2E_PASS passed, $E2E_FAIL failed"
+	[[ $E2E_FAIL == 0 ]]
+}

@@ -1,0 +1,181 @@
+#!/bin/bash
+# tracefs_truth.sh - what the kernel itself says was written back, without BPF.
+#
+# usage: tracefs_truth.sh [-o CMD_STDOUT_FILE] [-r RAW_TRACE_FILE] [-b BLOCKSIZE]
+#                         DEV|MOUNT -- COMMAND [ARGS...]
+#
+# Enables iomap:iomap_writeback_folio and iomap:iomap_add_to_ioend in a private
+# tracefs instance, filtered on the filesystem's dev, runs COMMAND, then prints
+# one JSON object:
+#   {"folios":N,"submitted_bytes":B,"submitted_blocks":K,"max_folio_bytes":M,
+#    "folio_bytes":sum of folio sizes,"block_size":BS,"folio_sizes":{"4096":n,...},"hole_ranges":H,
+#    "ranges":R,"lost_events":L,"files":{"INO":{same counters},...}}
+#
+# COMMAND's stdout goes to -o FILE (default: our stderr).  Exit status is
+# COMMAND's if it failed, 1 on a tracing problem (incl. lost events), else 0.
+#
+# Semantics (fs/iomap on 6.17+; the 6.9-6.16 names iomap_writepage /
+# iomap_writepage_map are used when the new ones are absent):
+# - one iomap_writeback_folio event per folio handed to writeback; `length`
+#   is folio_size().
+# - iomap_add_to_ioend fires per dirty range and mapping.  The bytes really
+#   added to the bio are map_len = min(dirty_len, offset + length - pos) (the
+#   event's iomap offset/length); type HOLE submits nothing.  A dirty range
+#   spanning several mappings is reported again from pos + map_len, so summing
+#   map_len counts every byte once.
+set -u
+
+usage() {
+	sed -n '3,5p' "$0" | sed 's/^# //' >&2
+	exit 2
+}
+
+cmd_out=/dev/stderr
+raw_out=
+bs=
+while getopts "o:r:b:h" opt; do
+	case $opt in
+	o) cmd_out=$OPTARG ;;
+	r) raw_out=$OPTARG ;;
+	b) bs=$OPTARG ;;
+	*) usage ;;
+	esac
+done
+shift $((OPTIND - 1))
+[[ $# -ge 3 && $2 == -- ]] || usage
+target=$1
+shift 2
+
+# Resolve MAJ:MIN and a mount point (for the block size).
+if [[ -d $target ]]; then
+	mnt=$target
+	dev=$(mountpoint -d -- "$mnt") || { echo "not a mount point: $mnt" >&2; exit 2; }
+elif [[ $target =~ ^([0-9]+):([0-9]+)$ ]]; then
+	dev=$target
+	mnt=$(awk -v d="$dev" '$3 == d { print $5; exit }' /proc/self/mountinfo)
+else
+	usage
+fi
+maj=${dev%:*}
+min=${dev#*:}
+kdev=$(((maj << 20) | min)) # kernel-internal dev_t, as the events store it
+if [[ -z $bs ]]; then
+	[[ -n $mnt ]] || { echo "no mount for $dev; pass -b" >&2; exit 2; }
+	bs=$(stat -f -c %S -- "$mnt")
+fi
+
+T=/sys/kernel/tracing
+if [[ ! -d $T/instances ]]; then
+	mount -t tracefs nodev $T 2>/dev/null ||
+		{ echo "cannot mount tracefs" >&2; exit 1; }
+fi
+ev_folio=iomap/iomap_writeback_folio
+ev_range=iomap/iomap_add_to_ioend
+if [[ ! -d $T/events/$ev_folio ]]; then
+	ev_folio=iomap/iomap_writepage
+	ev_range=iomap/iomap_writepage_map
+fi
+[[ -d $T/events/$ev_folio && -d $T/events/$ev_range ]] ||
+	{ echo "iomap writeback tracepoints not found" >&2; exit 1; }
+
+inst=$T/instances/iomapdirty_truth.$$
+cleanup() {
+	[[ -d $inst ]] || return
+	echo 0 >"$inst/tracing_on" 2>/dev/null
+	echo 0 >"$inst/events/enable" 2>/dev/null
+	rmdir "$inst" 2>/dev/null || echo "could not remove $inst" >&2
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+mkdir "$inst" || { echo "cannot create $inst" >&2; exit 1; }
+echo 0 >"$inst/tracing_on"
+echo 16384 >"$inst/buffer_size_kb"
+for ev in $ev_folio $ev_range; do
+	echo "dev == $kdev" >"$inst/events/$ev/filter" ||
+		{ echo "cannot set filter on $ev" >&2; exit 1; }
+	echo 1 >"$inst/events/$ev/enable"
+done
+: >"$inst/trace"
+echo 1 >"$inst/tracing_on"
+
+"$@" >"$cmd_out"
+cmd_rc=$?
+
+echo 0 >"$inst/tracing_on"
+trace=$(cat "$inst/trace")
+[[ -n $raw_out ]] && printf '%s\n' "$trace" >"$raw_out"
+
+# Lost events: the header reports entries-in-buffer/entries-written.
+lost=0
+if [[ $trace =~ entries-in-buffer/entries-written:\ ([0-9]+)/([0-9]+) ]]; then
+	lost=$((BASH_REMATCH[2] - BASH_REMATCH[1]))
+fi
+
+declare -A f_folios f_bytes f_max f_holes f_ranges f_fbytes sizes
+folios=0 sub_bytes=0 max_folio=0 holes=0 ranges=0 folio_bytes=0
+re_folio=' (iomap_writeback_folio|iomap_writepage): dev [0-9]+:[0-9]+ ino 0x([0-9a-f]+) size 0x[0-9a-f]+ offset 0x([0-9a-f]+) length 0x([0-9a-f]+)'
+re_range=' (iomap_add_to_ioend|iomap_writepage_map): dev [0-9]+:[0-9]+ ino 0x([0-9a-f]+) bdev [0-9]+:[0-9]+ pos 0x([0-9a-f]+) dirty len 0x([0-9a-f]+) addr 0x[0-9a-f]+ offset 0x([0-9a-f]+) length 0x([0-9a-f]+) type ([A-Z]+)'
+while IFS= read -r line; do
+	if [[ $line =~ $re_folio ]]; then
+		ino=$((16#${BASH_REMATCH[2]}))
+		len=$((16#${BASH_REMATCH[4]}))
+		((folios++, folio_bytes += len))
+		f_fbytes[$ino]=$((${f_fbytes[$ino]:-0} + len))
+		f_folios[$ino]=$((${f_folios[$ino]:-0} + 1))
+		sizes[$len]=$((${sizes[$len]:-0} + 1))
+		((len > max_folio)) && max_folio=$len
+		((len > ${f_max[$ino]:-0})) && f_max[$ino]=$len
+		: "${f_bytes[$ino]:=0}"
+	elif [[ $line =~ $re_range ]]; then
+		ino=$((16#${BASH_REMATCH[2]}))
+		pos=$((16#${BASH_REMATCH[3]}))
+		dlen=$((16#${BASH_REMATCH[4]}))
+		moff=$((16#${BASH_REMATCH[5]}))
+		mlen=$((16#${BASH_REMATCH[6]}))
+		type=${BASH_REMATCH[7]}
+		((ranges++))
+		f_ranges[$ino]=$((${f_ranges[$ino]:-0} + 1))
+		if [[ $type == HOLE ]]; then
+			((holes++))
+			f_holes[$ino]=$((${f_holes[$ino]:-0} + 1))
+			continue
+		fi
+		map=$((moff + mlen - pos))
+		((dlen < map)) && map=$dlen
+		((sub_bytes += map))
+		f_bytes[$ino]=$((${f_bytes[$ino]:-0} + map))
+	fi
+done <<<"$trace"
+
+counters() { # folios bytes max holes ranges folio_bytes
+	printf '"folios":%d,"folio_bytes":%d,"submitted_bytes":%d,"submitted_blocks":%d,"max_folio_bytes":%d,"hole_ranges":%d,"ranges":%d' \
+		"$1" "$6" "$2" $(($2 / bs)) "$3" "$4" "$5"
+}
+{
+	printf '{'
+	counters $folios $sub_bytes $max_folio $holes $ranges $folio_bytes
+	printf ',"block_size":%d,"lost_events":%d,"folio_sizes":{' "$bs" "$lost"
+	sep=
+	for s in "${!sizes[@]}"; do
+		printf '%s"%d":%d' "$sep" "$s" "${sizes[$s]}"; sep=,
+	done
+	printf '},"files":{'
+	sep=
+	for ino in "${!f_bytes[@]}"; do
+		printf '%s"%d":{' "$sep" "$ino"; sep=,
+		counters "${f_folios[$ino]:-0}" "${f_bytes[$ino]}" "${f_max[$ino]:-0}" \
+			"${f_holes[$ino]:-0}" "${f_ranges[$ino]:-0}" "${f_fbytes[$ino]:-0}"
+		printf '}'
+	done
+	printf '}}\n'
+} | if command -v jq >/dev/null; then jq -cS .; else cat; fi
+
+if ((cmd_rc != 0)); then
+	echo "command failed with status $cmd_rc" >&2
+	exit $cmd_rc
+fi
+if ((lost != 0)); then
+	echo "tracefs lost $lost events" >&2
+	exit 1
+fi
+exit 0

@@ -1,0 +1,819 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * workload - scripted writes for iomapdirty's end-to-end tests.
+ *
+ * Every subcommand does its I/O and prints, as one JSON object on stdout, the
+ * figures a correct tool must report, computed here from the offsets written,
+ * the filesystem block size and the page size (never from tool output).
+ * Diagnostics go to stderr.  Exit status: 0 ok, 1 I/O error, 2 usage.
+ *
+ * Model (per-block dirty tracking, 6.6+ kernels): a writeback epoch (the
+ * writes between two fsyncs) dirties the union of the blocks its writes
+ * touch; exactly those blocks are submitted.  One folio is written back per
+ * folio touched; with order-0 folios that is one per page touched.  A store
+ * through mmap dirties its whole folio (iomap_dirty_folio).  The last block
+ * of a file whose size is not block aligned is submitted whole.
+ *
+ * The top-level figures assume order-0 (page-sized) folios, as `prep` makes
+ * them by default; "folios" is null where large folios are expected.
+ * "layout" holds the folios as measured (folio_layout.c) after each epoch's
+ * writes and before its fsync, and "layout.expect" the same figures computed
+ * with those folios: exact even with large folios.  They agree with the
+ * top-level ones whenever the order-0 assumption held.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include "expect.h"
+#include "folio_layout.h"
+
+#define MiB (1024ULL * 1024)
+
+static long page_size;
+
+/* The figures a tool reports for one file (bytes derive from blocks). */
+struct counters {
+	uint64_t app_dirty_blocks;	/* blocks touched by write(2) */
+	uint64_t dirty_blocks;		/* blocks dirtied, by any means */
+	uint64_t whole_folio_dirty_events;
+	uint64_t folios;		/* folios written back */
+	uint64_t folio_bytes;		/* sum of their sizes */
+	uint64_t max_folio_bytes;
+	uint64_t submitted_blocks;
+};
+
+struct expect {
+	const char *path;
+	int fd;
+	dev_t dev;
+	ino_t ino;
+	uint64_t block_size;
+	uint64_t app_bytes;		/* counted as the writes are made */
+	uint64_t write_calls;
+	/* From offsets alone, assuming order-0 (page-sized) folios. */
+	struct counters calc;
+	bool folios_known;		/* false: large folios expected */
+	uint64_t max_folios;		/* upper bound when !folios_known */
+	bool expect_large_folios;
+	/* Same, with the folios measured before each writeback. */
+	struct counters meas;
+	int layout_err;			/* 0, or -errno of a failed probe */
+	struct folio_layout layout;	/* the last probe */
+};
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "workload: ");
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+"usage: workload selftest\n"
+"       workload prep PATH SIZE [--chunk BYTES]   (default chunk: page size)\n"
+"       workload scatter PATH --count N --len L --stride S [--start OFF] [--no-fsync]\n"
+"       workload span PATH\n"
+"       workload mmap PATH --pages K\n"
+"       workload eof PATH [--no-setup]\n"
+"       workload large PATH [--no-setup]\n"
+"       workload twofiles PATHA PATHB\n"
+"       workload layout PATH\n"
+"Sizes accept K, M, G suffixes.\n");
+	exit(2);
+}
+
+static uint64_t parse_size(const char *s)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *s == '-')
+		usage();
+	switch (*end) {
+	case 'k': case 'K': v <<= 10; end++; break;
+	case 'm': case 'M': v <<= 20; end++; break;
+	case 'g': case 'G': v <<= 30; end++; break;
+	}
+	if (*end)
+		usage();
+	return v;
+}
+
+/* ---- files ---------------------------------------------------------------- */
+
+static uint64_t fs_block_size(int fd, const char *path)
+{
+	struct statvfs sv;
+
+	if (fstatvfs(fd, &sv))
+		die("statvfs %s: %s", path, strerror(errno));
+	/*
+	 * On XFS both are the fs block size (st_blksize is only an I/O size
+	 * hint: 4096 on a 1 KiB-block XFS).
+	 */
+	if (sv.f_frsize != sv.f_bsize)
+		fprintf(stderr, "workload: %s: f_frsize %lu != f_bsize %lu, using f_frsize\n",
+			path, sv.f_frsize, sv.f_bsize);
+	if (!sv.f_frsize || sv.f_frsize & (sv.f_frsize - 1))
+		die("%s: odd block size %lu", path, sv.f_frsize);
+	return sv.f_frsize;
+}
+
+static void open_file(struct expect *e, const char *path, int flags)
+{
+	struct stat st;
+
+	memset(e, 0, sizeof(*e));
+	e->path = path;
+	e->folios_known = true;
+	e->fd = open(path, O_RDWR | flags, 0644);
+	if (e->fd < 0)
+		die("open %s: %s", path, strerror(errno));
+	if (fstat(e->fd, &st))
+		die("stat %s: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		die("%s: not a regular file", path);
+	e->dev = st.st_dev;
+	e->ino = st.st_ino;
+	e->block_size = fs_block_size(e->fd, path);
+}
+
+static uint64_t file_size(const struct expect *e)
+{
+	struct stat st;
+
+	if (fstat(e->fd, &st))
+		die("stat %s: %s", e->path, strerror(errno));
+	return st.st_size;
+}
+
+static char *data_buf(uint64_t len)
+{
+	char *buf = malloc(len ? len : 1);
+
+	if (!buf)
+		die("out of memory");
+	memset(buf, 0x5a, len);	/* non-zero: nothing may look like a hole */
+	return buf;
+}
+
+/* pwrite(2) all of it; counts calls so a short write stays accounted. */
+static void do_pwrite(struct expect *e, const char *buf, uint64_t len,
+		      uint64_t off)
+{
+	while (len) {
+		ssize_t n = pwrite(e->fd, buf, len, off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			die("pwrite %s @%" PRIu64 ": %s", e->path, off,
+			    n < 0 ? strerror(errno) : "wrote 0 bytes");
+		e->write_calls++;
+		e->app_bytes += n;
+		buf += n;
+		off += n;
+		len -= n;
+	}
+}
+
+static void do_fsync(struct expect *e)
+{
+	if (fsync(e->fd))
+		die("fsync %s: %s", e->path, strerror(errno));
+}
+
+/* ---- accounting ----------------------------------------------------------- */
+
+static uint64_t units(const struct byte_range *r, size_t n, uint64_t unit)
+{
+	uint64_t v = units_touched(r, n, unit);
+
+	if (v == UINT64_MAX)
+		die("out of memory");
+	return v;
+}
+
+/*
+ * The folios containing @r (@folios: a measured layout; NULL: order-0, the
+ * pages), one range per element of @r, clipped to the file's last block:
+ * writeback submits nothing past round_up(i_size, block_size).  Returns how
+ * many ranges were written to @out.
+ */
+static size_t containing_folios(const struct expect *e,
+				const struct byte_range *r, size_t n,
+				const struct folio_layout *lo,
+				struct byte_range *out)
+{
+	uint64_t bs = e->block_size;
+	uint64_t eof = (file_size(e) + bs - 1) / bs * bs;
+	size_t i, j, m = 0;
+
+	for (i = 0; i < n; i++) {
+		struct byte_range f = {
+			r[i].off / page_size * page_size, page_size
+		};
+
+		for (j = 0; lo && j < lo->nr; j++) {
+			if (lo->folios[j].off <= r[i].off &&
+			    r[i].off < lo->folios[j].off + lo->folios[j].len) {
+				f = lo->folios[j];
+				break;
+			}
+		}
+		if (f.off >= eof)
+			continue;
+		if (f.off + f.len > eof)
+			f.len = eof - f.off;
+		out[m++] = f;
+	}
+	return m;
+}
+
+/*
+ * Add one writeback epoch (the I/O between two fsyncs) to @c.  @r are the
+ * byte ranges written, by pwrite(2) or (@is_mmap) by one-byte stores through
+ * a shared mapping.  @lo: measured folios, or NULL for order-0.
+ */
+static void add_epoch(const struct expect *e, struct counters *c,
+		      const struct byte_range *r, size_t n, bool is_mmap,
+		      const struct folio_layout *lo)
+{
+	struct byte_range *whole = calloc(n ? n : 1, sizeof(*whole));
+	uint64_t nfolios, bytes, max = 0, blocks;
+	size_t m;
+
+	if (!whole)
+		die("out of memory");
+	if (lo) {
+		nfolios = groups_touched(r, n, lo->folios, lo->nr, &bytes, &max);
+	} else {
+		nfolios = units(r, n, page_size);
+		bytes = nfolios * page_size;
+		max = nfolios ? page_size : 0;
+	}
+	if (is_mmap) {
+		/* iomap_dirty_folio: the whole folio (up to EOF) is dirty. */
+		m = containing_folios(e, r, n, lo, whole);
+		blocks = units(whole, m, e->block_size);
+		c->whole_folio_dirty_events += nfolios;
+	} else {
+		blocks = units(r, n, e->block_size);
+		c->app_dirty_blocks += blocks;
+	}
+	c->dirty_blocks += blocks;
+	c->submitted_blocks += blocks;	/* per-block dirty tracking */
+	c->folios += nfolios;
+	c->folio_bytes += bytes;
+	if (max > c->max_folio_bytes)
+		c->max_folio_bytes = max;
+	free(whole);
+}
+
+/* Measure the folios now, as writeback will find them. */
+static void probe_layout(struct expect *e)
+{
+	int err;
+
+	folio_layout_free(&e->layout);
+	err = folio_layout_probe(e->fd, file_size(e), page_size, &e->layout);
+	if (err) {
+		fprintf(stderr, "workload: folio layout of %s unavailable: %s\n",
+			e->path, strerror(-err));
+		e->layout_err = err;
+	}
+}
+
+/* Call after the I/O of an epoch and before its fsync. */
+static void epoch_done(struct expect *e, const struct byte_range *r, size_t n,
+		       bool is_mmap)
+{
+	add_epoch(e, &e->calc, r, n, is_mmap, NULL);
+	probe_layout(e);
+	if (!e->layout_err)
+		add_epoch(e, &e->meas, r, n, is_mmap, &e->layout);
+}
+
+/* ---- output --------------------------------------------------------------- */
+
+/* A ratio, or null when the denominator is 0 (as the tool prints it). */
+static void print_ratio(const char *key, uint64_t num, uint64_t den)
+{
+	if (den)
+		printf(",\"%s\":%.9g", key, (double)num / den);
+	else
+		printf(",\"%s\":null", key);
+}
+
+static void print_counters(const struct expect *e, const struct counters *c,
+			   bool folios_known)
+{
+	uint64_t bs = e->block_size;
+
+	printf("\"app_bytes\":%" PRIu64 ",\"write_calls\":%" PRIu64
+	       ",\"app_dirty_blocks\":%" PRIu64 ",\"app_dirty_bytes\":%" PRIu64
+	       ",\"other_dirty_blocks\":%" PRIu64 ",\"dirty_blocks\":%" PRIu64
+	       ",\"dirty_bytes\":%" PRIu64 ",\"whole_folio_dirty_events\":%" PRIu64,
+	       e->app_bytes, e->write_calls, c->app_dirty_blocks,
+	       c->app_dirty_blocks * bs, c->dirty_blocks - c->app_dirty_blocks,
+	       c->dirty_blocks, c->dirty_blocks * bs,
+	       c->whole_folio_dirty_events);
+	if (folios_known)
+		printf(",\"folios\":%" PRIu64 ",\"folio_bytes\":%" PRIu64
+		       ",\"max_folio_bytes\":%" PRIu64,
+		       c->folios, c->folio_bytes, c->max_folio_bytes);
+	else
+		printf(",\"folios\":null,\"max_folios\":%" PRIu64
+		       ",\"folio_bytes\":null,\"max_folio_bytes\":null",
+		       e->max_folios);
+	printf(",\"submitted_blocks\":%" PRIu64 ",\"submitted_bytes\":%" PRIu64,
+	       c->submitted_blocks, c->submitted_blocks * bs);
+	/* The tool's derived figures, as it defines them (user/report.h). */
+	print_ratio("block_rounding", c->app_dirty_blocks * bs, e->app_bytes);
+	print_ratio("folio_amplification", c->submitted_blocks, c->dirty_blocks);
+}
+
+static void print_layout(const struct expect *e, bool with_expect)
+{
+	const struct folio_layout *lo = &e->layout;
+	uint64_t sizes[64] = { 0 };
+	const char *sep = "";
+	size_t i;
+
+	if (e->layout_err) {
+		printf("{\"probe\":\"unavailable\",\"error\":\"%s\"}",
+		       strerror(-e->layout_err));
+		return;
+	}
+	for (i = 0; i < lo->nr; i++) {
+		unsigned int order = 0;
+
+		while (((uint64_t)page_size << order) < lo->folios[i].len)
+			order++;
+		sizes[order]++;
+	}
+	printf("{\"probe\":\"kpageflags\",\"file_folios\":%zu,\"folio_sizes\":{",
+	       lo->nr);
+	for (i = 0; i < 64; i++) {
+		if (!sizes[i])
+			continue;
+		printf("%s\"%" PRIu64 "\":%" PRIu64, sep,
+		       (uint64_t)page_size << i, sizes[i]);
+		sep = ",";
+	}
+	printf("},\"resident_pages_before\":%" PRIu64 ",\"pages\":%" PRIu64,
+	       lo->resident_pages, lo->pages);
+	if (with_expect) {
+		printf(",\"expect\":{");
+		print_counters(e, &e->meas, true);
+		printf("}");
+	}
+	printf("}");
+}
+
+/* Context, then the figures from offsets, then the measured-layout ones. */
+static void print_file(const struct expect *e)
+{
+	printf("\"path\":\"%s\",\"dev\":\"%u:%u\",\"ino\":%" PRIu64,
+	       e->path, major(e->dev), minor(e->dev), (uint64_t)e->ino);
+	printf(",\"block_size\":%" PRIu64 ",\"page_size\":%ld,\"file_bytes\":%" PRIu64 ",",
+	       e->block_size, page_size, file_size(e));
+	print_counters(e, &e->calc, e->folios_known);
+	printf(",\"expect_large_folios\":%s,\"layout\":",
+	       e->expect_large_folios ? "true" : "false");
+	print_layout(e, true);
+}
+
+static void print_one(const char *scenario, const struct expect *e)
+{
+	printf("{\"scenario\":\"%s\",", scenario);
+	print_file(e);
+	printf("}\n");
+}
+
+static void finish(struct expect *e)
+{
+	if (close(e->fd))
+		die("close %s: %s", e->path, strerror(errno));
+	folio_layout_free(&e->layout);
+}
+
+/* ---- subcommands ---------------------------------------------------------- */
+
+static void lay_out(struct expect *e, uint64_t size, uint64_t chunk)
+{
+	char *buf = data_buf(chunk);
+	uint64_t off;
+
+	if (ftruncate(e->fd, 0))
+		die("truncate %s: %s", e->path, strerror(errno));
+	for (off = 0; off < size; off += chunk)
+		do_pwrite(e, buf, size - off < chunk ? size - off : chunk, off);
+	free(buf);
+}
+
+/*
+ * prep: allocate and write every block, fsync, keep the clean folios cached.
+ * The write size decides the folio size (6.6+ allocates large folios for
+ * large writes), so the default chunk is one page: order-0 folios, for
+ * which the per-page expectations hold.  --chunk 1M gives large folios.
+ */
+static int cmd_prep(int argc, char **argv)
+{
+	uint64_t size, chunk = page_size;
+	struct expect e;
+
+	if (argc != 3 && !(argc == 5 && !strcmp(argv[3], "--chunk")))
+		usage();
+	size = parse_size(argv[2]);
+	if (argc == 5)
+		chunk = parse_size(argv[4]);
+	if (!chunk)
+		usage();
+	open_file(&e, argv[1], O_CREAT);
+	lay_out(&e, size, chunk);
+	do_fsync(&e);
+	probe_layout(&e);
+	printf("{\"file_bytes\":%" PRIu64 ",\"ino\":%" PRIu64 ",\"dev\":\"%u:%u\""
+	       ",\"chunk\":%" PRIu64 ",\"block_size\":%" PRIu64 ",\"page_size\":%ld"
+	       ",\"layout\":", file_size(&e), (uint64_t)e.ino, major(e.dev),
+	       minor(e.dev), chunk, e.block_size, page_size);
+	print_layout(&e, false);
+	printf("}\n");
+	finish(&e);
+	return 0;
+}
+
+static int cmd_scatter(int argc, char **argv)
+{
+	uint64_t count = 0, len = 0, stride = 0, start = 0, i;
+	bool have_c = false, have_l = false, have_s = false, sync = true;
+	struct byte_range *r;
+	struct expect e;
+	char *buf;
+	int a;
+
+	if (argc < 2)
+		usage();
+	for (a = 2; a < argc; a++) {
+		if (!strcmp(argv[a], "--no-fsync")) {
+			sync = false;
+		} else if (a + 1 < argc && !strcmp(argv[a], "--count")) {
+			count = parse_size(argv[++a]);
+			have_c = true;
+		} else if (a + 1 < argc && !strcmp(argv[a], "--len")) {
+			len = parse_size(argv[++a]);
+			have_l = true;
+		} else if (a + 1 < argc && !strcmp(argv[a], "--stride")) {
+			stride = parse_size(argv[++a]);
+			have_s = true;
+		} else if (a + 1 < argc && !strcmp(argv[a], "--start")) {
+			start = parse_size(argv[++a]);
+		} else {
+			usage();
+		}
+	}
+	if (!have_c || !have_l || !have_s || !len)
+		usage();
+	r = calloc(count ? count : 1, sizeof(*r));
+	buf = data_buf(len);
+	if (!r)
+		die("out of memory");
+	open_file(&e, argv[1], O_CREAT);
+	if (count && start + (count - 1) * stride + len > file_size(&e))
+		fprintf(stderr, "workload: note: writes extend %s past its size\n",
+			argv[1]);
+	for (i = 0; i < count; i++) {
+		r[i] = (struct byte_range){ start + i * stride, len };
+		do_pwrite(&e, buf, r[i].len, r[i].off);
+	}
+	epoch_done(&e, r, count, false);
+	if (sync)
+		do_fsync(&e);
+	print_one("scatter", &e);
+	finish(&e);
+	free(buf);
+	free(r);
+	return 0;
+}
+
+/* span: one write of 200 bytes across the first page boundary. */
+static int cmd_span(int argc, char **argv)
+{
+	struct byte_range r = { page_size - 100, 200 };
+	struct expect e;
+	char *buf = data_buf(r.len);
+
+	if (argc != 2)
+		usage();
+	open_file(&e, argv[1], O_CREAT);
+	do_pwrite(&e, buf, r.len, r.off);
+	epoch_done(&e, &r, 1, false);
+	do_fsync(&e);
+	print_one("span", &e);
+	finish(&e);
+	free(buf);
+	return 0;
+}
+
+/*
+ * mmap: one byte stored into each of K pages spread over the file, then
+ * msync(MS_SYNC) and fsync.  No write(2): app_bytes = write_calls = 0, and
+ * each store dirties its whole folio (order-0: page_size / block_size
+ * blocks).
+ */
+static int cmd_mmap(int argc, char **argv)
+{
+	uint64_t k, npages, step, i, size;
+	struct byte_range *r;
+	struct expect e;
+	char *p;
+
+	if (argc != 4 || strcmp(argv[2], "--pages"))
+		usage();
+	k = parse_size(argv[3]);
+	open_file(&e, argv[1], 0);
+	size = file_size(&e);
+	npages = size / page_size;	/* whole pages only */
+	if (!k || k > npages)
+		die("%s: %" PRIu64 " pages wanted, file has %" PRIu64 " whole pages",
+		    argv[1], k, npages);
+	step = npages / k;
+	r = calloc(k, sizeof(*r));
+	if (!r)
+		die("out of memory");
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, e.fd, 0);
+	if (p == MAP_FAILED)
+		die("mmap %s: %s", argv[1], strerror(errno));
+	for (i = 0; i < k; i++) {
+		/* Page i * step, at an offset inside it that varies. */
+		r[i].off = i * step * page_size + (i * 97) % page_size;
+		r[i].len = 1;
+		p[r[i].off] = 'A' + i % 26;
+	}
+	epoch_done(&e, r, k, true);
+	if (msync(p, size, MS_SYNC))
+		die("msync %s: %s", argv[1], strerror(errno));
+	if (munmap(p, size))
+		die("munmap %s: %s", argv[1], strerror(errno));
+	do_fsync(&e);
+	print_one("mmap", &e);
+	finish(&e);
+	free(r);
+	return 0;
+}
+
+/*
+ * eof: a 5000-byte file (not block aligned for any block size > 8), then
+ * 10 bytes overwritten just before EOF, in the last, partial block.  That
+ * block is submitted whole: writeback rounds the end of the dirty range up
+ * to a block (iomap_writeback_folio: end_aligned); only the ioend's size is
+ * clamped to i_size.  With --no-setup the file must already be 5000 bytes
+ * (e.g. `workload prep PATH 5000`) and only the overwrite is counted;
+ * otherwise the 5000-byte write into the emptied file is an epoch too.
+ */
+#define EOF_FILE_BYTES 5000
+
+static int cmd_eof(int argc, char **argv)
+{
+	struct byte_range setup = { 0, EOF_FILE_BYTES };
+	struct byte_range r = { EOF_FILE_BYTES - 10, 10 };
+	bool do_setup = true;
+	struct expect e;
+	char *buf = data_buf(EOF_FILE_BYTES);
+
+	if (argc == 3 && !strcmp(argv[2], "--no-setup"))
+		do_setup = false;
+	else if (argc != 2)
+		usage();
+	open_file(&e, argv[1], do_setup ? O_CREAT : 0);
+	if (do_setup) {
+		if (ftruncate(e.fd, 0))
+			die("truncate %s: %s", argv[1], strerror(errno));
+		do_pwrite(&e, buf, setup.len, setup.off);
+		epoch_done(&e, &setup, 1, false);
+		do_fsync(&e);
+	} else if (file_size(&e) != EOF_FILE_BYTES) {
+		die("%s: --no-setup needs a %d-byte file", argv[1], EOF_FILE_BYTES);
+	}
+	do_pwrite(&e, buf, r.len, r.off);
+	epoch_done(&e, &r, 1, false);
+	do_fsync(&e);
+	print_one("eof", &e);
+	finish(&e);
+	free(buf);
+	return 0;
+}
+
+/* splitmix64: a fixed, portable pseudo-random sequence. */
+static uint64_t splitmix64(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/*
+ * large: a 16 MiB file laid out with 1 MiB writes (large folios), fsync,
+ * then 64 overwrites of 4 KiB at distinct 4 KiB-aligned pseudo-random
+ * offsets, fsync.  How many folios those land in depends on the folio sizes
+ * the kernel chose, so "folios" is null (at most one per write); the
+ * measured layout gives the exact number.  With --no-setup the file must
+ * exist (e.g. `workload prep PATH 16M --chunk 1M`); only the overwrites
+ * are counted.
+ */
+#define LARGE_FILE_BYTES (16 * MiB)
+#define LARGE_WRITES 64
+#define LARGE_WRITE_BYTES 4096
+#define LARGE_SEED 0x10ad1f0e5ULL
+
+static int cmd_large(int argc, char **argv)
+{
+	uint64_t slots = LARGE_FILE_BYTES / LARGE_WRITE_BYTES, seed = LARGE_SEED;
+	struct byte_range r[LARGE_WRITES];
+	bool do_setup = true, used;
+	char *buf = data_buf(LARGE_WRITE_BYTES);
+	struct expect e;
+	size_t i, j;
+
+	if (argc == 3 && !strcmp(argv[2], "--no-setup"))
+		do_setup = false;
+	else if (argc != 2)
+		usage();
+	open_file(&e, argv[1], do_setup ? O_CREAT : 0);
+	if (do_setup) {
+		struct byte_range whole = { 0, LARGE_FILE_BYTES };
+
+		lay_out(&e, LARGE_FILE_BYTES, MiB);
+		epoch_done(&e, &whole, 1, false);
+		do_fsync(&e);
+		/* Folios: at most one per page in the layout epoch. */
+		e.max_folios = LARGE_FILE_BYTES / page_size;
+	} else if (file_size(&e) < LARGE_FILE_BYTES) {
+		die("%s: --no-setup needs a file of at least %llu bytes", argv[1],
+		    LARGE_FILE_BYTES);
+	}
+	for (i = 0; i < LARGE_WRITES; i++) {
+		do {
+			r[i].off = splitmix64(&seed) % slots * LARGE_WRITE_BYTES;
+			r[i].len = LARGE_WRITE_BYTES;
+			for (used = false, j = 0; j < i; j++)
+				used |= r[j].off == r[i].off;
+		} while (used);
+		do_pwrite(&e, buf, r[i].len, r[i].off);
+	}
+	epoch_done(&e, r, LARGE_WRITES, false);
+	do_fsync(&e);
+	e.folios_known = false;
+	e.max_folios += LARGE_WRITES;	/* at most one folio per write */
+	e.expect_large_folios = true;
+	print_one("large", &e);
+	finish(&e);
+	free(buf);
+	return 0;
+}
+
+static void add_counters(struct counters *t, const struct counters *c)
+{
+	t->app_dirty_blocks += c->app_dirty_blocks;
+	t->dirty_blocks += c->dirty_blocks;
+	t->whole_folio_dirty_events += c->whole_folio_dirty_events;
+	t->folios += c->folios;
+	t->folio_bytes += c->folio_bytes;
+	t->submitted_blocks += c->submitted_blocks;
+	if (c->max_folio_bytes > t->max_folio_bytes)
+		t->max_folio_bytes = c->max_folio_bytes;
+}
+
+/*
+ * twofiles: interleaved scattered writes, 10 into A (100 bytes every 20000)
+ * and 17 into B (3000 bytes every 12345 from 4096: crossing blocks and
+ * pages), fsync both.  Expected figures per file, keyed by inode number,
+ * and totals.
+ */
+#define TWO_NA 10
+#define TWO_NB 17
+
+static int cmd_twofiles(int argc, char **argv)
+{
+	struct byte_range ra[TWO_NA], rb[TWO_NB];
+	char *buf = data_buf(3000);
+	struct expect a, b, t;
+	uint64_t i;
+
+	if (argc != 3)
+		usage();
+	open_file(&a, argv[1], O_CREAT);
+	open_file(&b, argv[2], O_CREAT);
+	if (a.dev != b.dev || a.ino == b.ino)
+		die("twofiles needs two different files on one filesystem");
+	for (i = 0; i < TWO_NB; i++) {
+		if (i < TWO_NA) {
+			ra[i] = (struct byte_range){ i * 20000, 100 };
+			do_pwrite(&a, buf, ra[i].len, ra[i].off);
+		}
+		rb[i] = (struct byte_range){ 4096 + i * 12345, 3000 };
+		do_pwrite(&b, buf, rb[i].len, rb[i].off);
+	}
+	epoch_done(&a, ra, TWO_NA, false);
+	epoch_done(&b, rb, TWO_NB, false);
+	do_fsync(&a);
+	do_fsync(&b);
+
+	/* Totals: the same fields, summed (block size is common). */
+	t = a;
+	t.app_bytes += b.app_bytes;
+	t.write_calls += b.write_calls;
+	add_counters(&t.calc, &b.calc);
+	add_counters(&t.meas, &b.meas);
+	t.layout_err = a.layout_err ? a.layout_err : b.layout_err;
+
+	printf("{\"scenario\":\"twofiles\",\"files\":{\"%" PRIu64 "\":{",
+	       (uint64_t)a.ino);
+	print_file(&a);
+	printf("},\"%" PRIu64 "\":{", (uint64_t)b.ino);
+	print_file(&b);
+	printf("}},\"totals\":{");
+	print_counters(&t, &t.calc, true);
+	if (!t.layout_err) {
+		printf(",\"layout\":{\"probe\":\"kpageflags\",\"expect\":{");
+		print_counters(&t, &t.meas, true);
+		printf("}}");
+	}
+	printf("}}\n");
+	finish(&a);
+	finish(&b);
+	free(buf);
+	return 0;
+}
+
+/* layout: print the measured folio layout of a cached file (diagnostic). */
+static int cmd_layout(int argc, char **argv)
+{
+	struct expect e;
+	size_t i;
+
+	if (argc != 2)
+		usage();
+	open_file(&e, argv[1], 0);
+	probe_layout(&e);
+	printf("{\"ino\":%" PRIu64 ",\"file_bytes\":%" PRIu64 ",\"layout\":",
+	       (uint64_t)e.ino, file_size(&e));
+	print_layout(&e, false);
+	printf(",\"folios\":[");
+	for (i = 0; !e.layout_err && i < e.layout.nr; i++)
+		printf("%s[%" PRIu64 ",%" PRIu64 "]", i ? "," : "",
+		       e.layout.folios[i].off, e.layout.folios[i].len);
+	printf("]}\n");
+	finish(&e);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(int argc, char **argv);
+	} cmds[] = {
+		{ "prep", cmd_prep }, { "scatter", cmd_scatter },
+		{ "span", cmd_span }, { "mmap", cmd_mmap }, { "eof", cmd_eof },
+		{ "large", cmd_large }, { "twofiles", cmd_twofiles },
+		{ "layout", cmd_layout },
+	};
+	size_t i;
+
+	page_size = sysconf(_SC_PAGESIZE);
+	if (page_size <= 0)
+		die("sysconf(_SC_PAGESIZE) failed");
+	if (argc == 2 && !strcmp(argv[1], "selftest"))
+		return expect_selftest();
+	if (argc < 2)
+		usage();
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].fn(argc - 1, argv + 1);
+	}
+	usage();
+	return 2;
+}

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Load, attach, read: see engine.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "engine.h"
+#include "iomapdirty.skel.h"
+
+#define DEFAULT_MAX_PAGES	131072
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void set_rodata(struct iomapdirty_bpf *skel, const struct plan *p,
+		       const struct engine_opts *o)
+{
+	struct iomapdirty_bpf__rodata *ro = skel->rodata;
+	long page = sysconf(_SC_PAGESIZE);
+
+	ro->target_dev = o->dev;
+	ro->target_tgid = o->tgid;
+	if (o->comm) {
+		ro->filter_comm = true;
+		strncpy((char *)ro->target_comm, o->comm, sizeof(ro->target_comm) - 1);
+	}
+	ro->page_shift = __builtin_ctzl(page);
+	ro->bitmap_kind = p->bitmap;
+	ro->write_end_proto = p->write_end_proto;
+	ro->write_end_ret_bool = p->write_end_ret_bool;
+	ro->submit_proto = p->submit_proto;
+	ro->wb_folio_arg = p->wb_folio_arg;
+}
+
+/* Turns off every program the plan did not choose; retargets the rest. */
+static int select_programs(struct iomapdirty_bpf *skel, const struct plan *p,
+			   char *err, size_t errlen)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, skel->obj) {
+		const char *name = bpf_program__name(prog);
+		const struct hook_plan *h = NULL;
+
+		for (int i = 0; i < NR_HOOKS; i++)
+			if (p->hooks[i].chosen && !strcmp(p->hooks[i].program, name))
+				h = &p->hooks[i];
+		if (!h) {
+			bpf_program__set_autoload(prog, false);
+			continue;
+		}
+		if (h->mech == MECH_FENTRY &&
+		    bpf_program__set_attach_target(prog, 0, h->target)) {
+			snprintf(err, errlen, "cannot target %s with %s", h->target, name);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int attach_hook(struct engine *e, const struct hook_plan *h,
+		       char *err, size_t errlen)
+{
+	struct bpf_program *prog;
+	struct bpf_link *link;
+
+	if (!h->chosen || !h->program[0] || h->mech < 0)
+		return 0;	/* derived, or run by user space (flush) */
+	prog = bpf_object__find_program_by_name(e->skel->obj, h->program);
+	if (!prog) {
+		snprintf(err, errlen, "program %s missing from the BPF object", h->program);
+		return -ENOENT;
+	}
+	switch (h->mech) {
+	case MECH_FENTRY:
+		link = bpf_program__attach_trace(prog);
+		break;
+	case MECH_KPROBE:
+		link = bpf_program__attach_kprobe(prog,
+				!strcmp(h->program, "kretprobe_wb_end"), h->target);
+		break;
+	default:
+		link = bpf_program__attach_raw_tracepoint(prog, h->target);
+		break;
+	}
+	if (!link) {
+		int ret = -errno;
+
+		snprintf(err, errlen, "attaching %s to %s %s failed: %s", h->program,
+			 mech_names[h->mech], h->target, strerror(-ret));
+		return ret;
+	}
+	e->links[e->nlinks++] = link;
+	return 0;
+}
+
+int engine_open(struct engine *e, const struct plan *p,
+		const struct engine_opts *o, char *err, size_t errlen)
+{
+	uint32_t max_pages = o->max_pages ? o->max_pages : DEFAULT_MAX_PAGES;
+	int ret;
+
+	memset(e, 0, sizeof(*e));
+	e->plan = p;
+	e->ncpus = libbpf_num_possible_cpus();
+	if (e->ncpus <= 0) {
+		snprintf(err, errlen, "cannot count CPUs");
+		return -EINVAL;
+	}
+	e->percpu = calloc(e->ncpus, sizeof(uint64_t));
+	e->skel = iomapdirty_bpf__open();
+	if (!e->percpu || !e->skel) {
+		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(errno));
+		ret = -errno;
+		goto fail;
+	}
+	set_rodata(e->skel, p, o);
+	bpf_map__set_max_entries(e->skel->maps.pages, max_pages);
+	bpf_map__set_max_entries(e->skel->maps.folio_ptrs, max_pages);
+	ret = select_programs(e->skel, p, err, errlen);
+	if (ret)
+		goto fail;
+	ret = iomapdirty_bpf__load(e->skel);
+	if (ret) {
+		snprintf(err, errlen, "loading the BPF programs failed: %s "
+			 "(run with IOMAPDIRTY_DEBUG=1 for the verifier log)",
+			 strerror(-ret));
+		goto fail;
+	}
+	for (int i = 0; i < NR_HOOKS; i++) {
+		ret = attach_hook(e, &p->hooks[i], err, errlen);
+		if (ret)
+			goto fail;
+	}
+	e->start_ns = now_ns();
+	return 0;
+fail:
+	engine_close(e);
+	return ret ? ret : -EINVAL;
+}
+
+void engine_close(struct engine *e)
+{
+	for (int i = 0; i < e->nlinks; i++)
+		bpf_link__destroy(e->links[i]);
+	e->nlinks = 0;
+	iomapdirty_bpf__destroy(e->skel);
+	e->skel = NULL;
+	free(e->percpu);
+	e->percpu = NULL;
+}
+
+uint32_t engine_max_pages(const struct engine *e)
+{
+	return bpf_map__max_entries(e->skel->maps.pages);
+}
+
+int engine_flush(struct engine *e, uint64_t idle_ns)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts,
+		.ctx_in = &idle_ns,
+		.ctx_size_in = sizeof(idle_ns));
+	const struct hook_plan *h = &e->plan->hooks[HOOK_WB_END];
+
+	if (!h->chosen || h->mech >= 0)
+		return 0;	/* an end event finishes folios: nothing to flush */
+	if (bpf_prog_test_run_opts(bpf_program__fd(e->skel->progs.flush_idle), &opts))
+		return -errno;
+	return 0;
+}
+
+static int read_percpu_sum(struct engine *e, int fd, uint32_t key, uint64_t *sum)
+{
+	if (bpf_map_lookup_elem(fd, &key, e->percpu))
+		return -errno;
+	*sum = 0;
+	for (int c = 0; c < e->ncpus; c++)
+		*sum += e->percpu[c];
+	return 0;
+}
+
+/* Reads a whole hash map of (key, wa_stats) into an array of entries. */
+static int read_stats_map(int fd, size_t key_size, size_t entry_size,
+			  void **out, int *count)
+{
+	char key[sizeof(struct file_key)], next[sizeof(struct file_key)];
+	void *prev = NULL, *arr = NULL;
+	int n = 0, cap = 0;
+
+	while (bpf_map_get_next_key(fd, prev, next) == 0) {
+		char *slot;
+
+		if (n == cap) {
+			void *bigger;
+
+			cap = cap ? cap * 2 : 64;
+			bigger = realloc(arr, (size_t)cap * entry_size);
+			if (!bigger) {
+				free(arr);
+				return -ENOMEM;
+			}
+			arr = bigger;
+		}
+		slot = (char *)arr + (size_t)n * entry_size;
+		memset(slot, 0, entry_size);
+		memcpy(slot, next, key_size);
+		/* the value sits after the key, aligned to 8 */
+		if (bpf_map_lookup_elem(fd, next, slot + entry_size - sizeof(struct wa_stats)) == 0)
+			n++;
+		memcpy(key, next, key_size);
+		prev = key;
+	}
+	*out = arr;
+	*count = n;
+	return 0;
+}
+
+int engine_snapshot(struct engine *e, struct snapshot *s)
+{
+	int fd, ret;
+	void *arr;
+
+	memset(s, 0, sizeof(*s));
+	s->seconds = (now_ns() - e->start_ns) / 1e9;
+	fd = bpf_map__fd(e->skel->maps.counters);
+	for (uint32_t i = 0; i < NR_COUNTERS; i++)
+		if ((ret = read_percpu_sum(e, fd, i, &s->counters[i])))
+			return ret;
+	fd = bpf_map__fd(e->skel->maps.hists);
+	for (uint32_t h = 0; h < NR_HISTS; h++)
+		for (uint32_t b = 0; b < HIST_BUCKETS; b++)
+			if ((ret = read_percpu_sum(e, fd, h * HIST_BUCKETS + b,
+						   &s->hists[h][b])))
+				return ret;
+	ret = read_stats_map(bpf_map__fd(e->skel->maps.filesystems), sizeof(uint32_t),
+			     sizeof(struct fs_entry), &arr, &s->nfs);
+	if (ret)
+		return ret;
+	s->fs = arr;
+	ret = read_stats_map(bpf_map__fd(e->skel->maps.files), sizeof(struct file_key),
+			     sizeof(struct file_entry), &arr, &s->nfiles);
+	if (ret) {
+		snapshot_free(s);
+		return ret;
+	}
+	s->files = arr;
+	qsort(s->files, s->nfiles, sizeof(*s->files), file_entry_cmp);
+	return 0;
+}

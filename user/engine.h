@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The engine: loads the BPF object with the programs the plan chose,
+ * attaches them, and reads snapshots. Every frontend goes through it.
+ */
+#ifndef IOMAPDIRTY_ENGINE_H
+#define IOMAPDIRTY_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "plan.h"
+#include "snapshot.h"
+
+struct iomapdirty_bpf;
+struct bpf_link;
+
+struct engine_opts {
+	uint32_t dev;		/* kernel dev_t to watch, 0 for all */
+	uint32_t tgid;		/* process whose writes count, 0 for all */
+	const char *comm;	/* command name whose writes count, or NULL */
+	uint32_t max_pages;	/* page records: bounds memory (0: default) */
+};
+
+struct engine {
+	struct iomapdirty_bpf *skel;
+	const struct plan *plan;
+	struct bpf_link *links[NR_HOOKS + 1];
+	int nlinks;
+	int ncpus;
+	uint64_t start_ns;
+	uint64_t *percpu;	/* scratch for per-CPU reads */
+};
+
+/* Returns 0, or a negative errno with a message in err. */
+int engine_open(struct engine *e, const struct plan *p,
+		const struct engine_opts *o, char *err, size_t errlen);
+void engine_close(struct engine *e);
+/* Finishes folio contexts idle for longer than idle_ns (tracepoint mode). */
+int engine_flush(struct engine *e, uint64_t idle_ns);
+int engine_snapshot(struct engine *e, struct snapshot *s);
+uint32_t engine_max_pages(const struct engine *e);
+
+/* Kernel dev_t encoding, as in the kernel's MKDEV(). */
+static inline uint32_t kdev_make(unsigned int major, unsigned int minor)
+{
+	return (major << 20) | minor;
+}
+static inline unsigned int kdev_major(uint32_t dev) { return dev >> 20; }
+static inline unsigned int kdev_minor(uint32_t dev) { return dev & 0xfffff; }
+
+#endif

@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Gathering, reading and writing kernel facts: see facts.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <bpf/btf.h>
+#include "facts.h"
+#include "trial.h"
+
+const char *const fact_func_names[] = {
+	"iomap_write_end",
+	"iomap_dirty_folio",
+	"iomap_writeback_folio",
+	"iomap_writepage_map",
+	"iomap_do_writepage",
+	"iomap_add_to_ioend",
+	"ifs_set_range_dirty",
+	"iomap_iop_set_range",
+	NULL,
+};
+
+const char *const fact_tp_names[] = {
+	"xfs_file_buffered_write",
+	"writeback_dirty_folio",
+	"iomap_writeback_folio",
+	"iomap_writepage",
+	"iomap_add_to_ioend",
+	"iomap_writepage_map",
+	"iomap_invalidate_folio",
+	"block_bio_queue",
+	"block_rq_issue",
+	NULL,
+};
+
+const char *const mech_names[NR_MECHS] = { "fentry", "kprobe", "tracepoint" };
+
+const struct func_fact *facts_func(const struct kfacts *f, const char *name)
+{
+	for (int i = 0; i < f->nr_funcs; i++)
+		if (!strcmp(f->funcs[i].name, name))
+			return &f->funcs[i];
+	return NULL;
+}
+
+const struct tp_fact *facts_tp(const struct kfacts *f, const char *name)
+{
+	for (int i = 0; i < f->nr_tps; i++)
+		if (!strcmp(f->tps[i].name, name))
+			return &f->tps[i];
+	return NULL;
+}
+
+/* ------------------------------------------------------------ BTF side */
+
+/* A short, stable name for a parameter type: "folio*", "loff_t", "bool". */
+static void btf_type_label(const struct btf *btf, __u32 id, char *out, size_t len)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	int ptr = 0;
+
+	/* qualifiers and pointers down to something with a name */
+	while (t && (btf_is_ptr(t) || btf_is_const(t) || btf_is_volatile(t) ||
+		     btf_is_restrict(t))) {
+		if (btf_is_ptr(t))
+			ptr++;
+		t = btf__type_by_id(btf, t->type);
+	}
+	if (!t || id == 0) {
+		snprintf(out, len, ptr ? "void*" : "void");
+		return;
+	}
+	if (btf_is_typedef(t) && ptr) {
+		/* pointer to a typedef of a struct: name the typedef */
+		snprintf(out, len, "%s*", btf__name_by_offset(btf, t->name_off));
+		return;
+	}
+	snprintf(out, len, "%s%s", btf__name_by_offset(btf, t->name_off),
+		 ptr ? "*" : "");
+	if (!out[0] || !strcmp(out, "*"))
+		snprintf(out, len, ptr ? "void*" : "void");
+}
+
+static void btf_proto(const struct btf *btf, __u32 proto_id, int skip,
+		      struct proto_fact *p)
+{
+	const struct btf_type *t = btf__type_by_id(btf, proto_id);
+	const struct btf_param *params;
+	int n;
+
+	if (!t || !btf_is_func_proto(t))
+		return;
+	p->in_btf = true;
+	btf_type_label(btf, t->type, p->ret, sizeof(p->ret));
+	params = btf_params(t);
+	n = btf_vlen(t);
+	for (int i = skip; i < n && p->nr_args < FACT_MAX_ARGS; i++)
+		btf_type_label(btf, params[i].type, p->args[p->nr_args++],
+			       FACT_ARG_LEN);
+}
+
+static bool btf_struct_has_field(const struct btf *btf, const char *st,
+				 const char *field)
+{
+	int id = btf__find_by_name_kind(btf, st, BTF_KIND_STRUCT);
+	const struct btf_type *t;
+	const struct btf_member *m;
+
+	if (id < 0)
+		return false;
+	t = btf__type_by_id(btf, id);
+	m = btf_members(t);
+	for (int i = 0; i < btf_vlen(t); i++)
+		if (!strcmp(btf__name_by_offset(btf, m[i].name_off), field))
+			return true;
+	return false;
+}
+
+static void gather_btf(struct kfacts *f, const struct btf *btf)
+{
+	char name[FACT_NAME_LEN + 16];
+	int id;
+
+	f->has_ifs = btf__find_by_name_kind(btf, "iomap_folio_state",
+					    BTF_KIND_STRUCT) > 0;
+	f->iop_has_state = btf_struct_has_field(btf, "iomap_page", "state");
+	f->iop_has_uptodate = btf_struct_has_field(btf, "iomap_page", "uptodate");
+
+	for (int i = 0; i < f->nr_funcs; i++) {
+		id = btf__find_by_name_kind(btf, f->funcs[i].name, BTF_KIND_FUNC);
+		if (id > 0)
+			btf_proto(btf, btf__type_by_id(btf, id)->type, 0,
+				  &f->funcs[i].proto);
+	}
+	for (int i = 0; i < f->nr_tps; i++) {
+		const struct btf_type *t;
+
+		snprintf(name, sizeof(name), "btf_trace_%s", f->tps[i].name);
+		id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
+		if (id <= 0)
+			continue;
+		t = btf__type_by_id(btf, id);		/* typedef -> ptr */
+		t = btf__type_by_id(btf, t->type);	/* ptr -> proto */
+		if (t && btf_is_ptr(t))
+			btf_proto(btf, t->type, 1, &f->tps[i].proto);
+	}
+}
+
+/* ------------------------------------------------------- symbols side */
+
+static bool is_clone_of(const char *sym, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (strncmp(sym, name, n) || sym[n] != '.')
+		return false;
+	return !strncmp(sym + n, ".isra.", 6) ||
+	       !strncmp(sym + n, ".constprop.", 11) ||
+	       !strncmp(sym + n, ".part.", 6) || !strncmp(sym + n, ".cold", 5);
+}
+
+static void gather_kallsyms(struct kfacts *f)
+{
+	char line[512], sym[256], type;
+	unsigned long long addr;
+	bool clone[FACT_MAX_FUNCS] = {};
+	FILE *fp = fopen("/proc/kallsyms", "r");
+
+	if (!fp)
+		return;
+	while (fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, sym) != 3)
+			continue;
+		if (type != 't' && type != 'T')
+			continue;
+		for (int i = 0; i < f->nr_funcs; i++) {
+			if (!strcmp(sym, f->funcs[i].name))
+				f->funcs[i].in_kallsyms = true;
+			else if (is_clone_of(sym, f->funcs[i].name))
+				clone[i] = true;
+		}
+	}
+	fclose(fp);
+	for (int i = 0; i < f->nr_funcs; i++)
+		f->funcs[i].clone_only = clone[i] && !f->funcs[i].in_kallsyms;
+}
+
+static void gather_ftrace(struct kfacts *f)
+{
+	static const char *const paths[] = {
+		"/sys/kernel/tracing/available_filter_functions",
+		"/sys/kernel/debug/tracing/available_filter_functions",
+		NULL,
+	};
+	char line[512], sym[256];
+	FILE *fp = NULL;
+
+	for (int i = 0; paths[i] && !fp; i++)
+		fp = fopen(paths[i], "r");
+	if (!fp)
+		return;		/* traceable stays unknown (-1) */
+	for (int i = 0; i < f->nr_funcs; i++)
+		f->funcs[i].traceable = 0;
+	while (fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "%255s", sym) != 1)
+			continue;
+		for (int i = 0; i < f->nr_funcs; i++)
+			if (!strcmp(sym, f->funcs[i].name))
+				f->funcs[i].traceable = 1;
+	}
+	fclose(fp);
+}
+
+static void facts_init(struct kfacts *f)
+{
+	memset(f, 0, sizeof(*f));
+	for (int i = 0; fact_func_names[i] && i < FACT_MAX_FUNCS; i++) {
+		snprintf(f->funcs[i].name, FACT_NAME_LEN, "%s", fact_func_names[i]);
+		f->funcs[i].traceable = -1;
+		f->nr_funcs++;
+	}
+	for (int i = 0; fact_tp_names[i] && i < FACT_MAX_TPS; i++) {
+		snprintf(f->tps[i].name, FACT_NAME_LEN, "%s", fact_tp_names[i]);
+		f->nr_tps++;
+	}
+}
+
+static void set_trial(enum trial *t, char *msg, size_t len, int err)
+{
+	*t = err ? TRIAL_FAILED : TRIAL_OK;
+	snprintf(msg, len, "%s", err ? strerror(err) : "ok");
+}
+
+int facts_gather(struct kfacts *f, bool trials)
+{
+	struct utsname u;
+	struct btf *btf;
+
+	facts_init(f);
+	if (!uname(&u))
+		snprintf(f->release, sizeof(f->release), "%.63s", u.release);
+	btf = btf__load_vmlinux_btf();
+	if (btf) {
+		f->has_btf = true;
+		gather_btf(f, btf);
+	}
+	gather_kallsyms(f);
+	gather_ftrace(f);
+	f->kprobe_pmu = access("/sys/bus/event_source/devices/kprobe/type", R_OK) == 0;
+
+	if (trials) {
+		for (int i = 0; i < f->nr_funcs; i++) {
+			struct func_fact *fn = &f->funcs[i];
+
+			if (!fn->proto.in_btf || !fn->in_kallsyms)
+				continue;
+			set_trial(&fn->trial[MECH_FENTRY], fn->trial_error[MECH_FENTRY],
+				  32, trial_fentry(btf, fn->name));
+			set_trial(&fn->trial[MECH_KPROBE], fn->trial_error[MECH_KPROBE],
+				  32, f->kprobe_pmu ? trial_kprobe(fn->name) : ENOENT);
+		}
+		for (int i = 0; i < f->nr_tps; i++) {
+			struct tp_fact *tp = &f->tps[i];
+
+			if (!tp->proto.in_btf)
+				continue;
+			set_trial(&tp->trial, tp->trial_error, 32,
+				  trial_raw_tp(tp->name));
+		}
+	}
+	btf__free(btf);
+	return f->has_btf ? 0 : -ENOENT;
+}
+
+/* ------------------------------------------------------- facts files */
+
+static void write_proto(const struct proto_fact *p, FILE *out)
+{
+	fprintf(out, " btf=%d", p->in_btf);
+	if (!p->in_btf)
+		return;
+	fprintf(out, " ret=%s args=", p->ret);
+	for (int i = 0; i < p->nr_args; i++)
+		fprintf(out, "%s%s", i ? "," : "", p->args[i]);
+	if (!p->nr_args)
+		fprintf(out, "-");
+}
+
+void facts_write(const struct kfacts *f, FILE *out)
+{
+	fprintf(out, "# iomapdirty facts v1\n");
+	fprintf(out, "release %s\n", f->release[0] ? f->release : "unknown");
+	fprintf(out, "btf %d\n", f->has_btf);
+	fprintf(out, "type iomap_folio_state %d\n", f->has_ifs);
+	fprintf(out, "field iomap_page.state %d\n", f->iop_has_state);
+	fprintf(out, "field iomap_page.uptodate %d\n", f->iop_has_uptodate);
+	fprintf(out, "kprobe_pmu %d\n", f->kprobe_pmu);
+	for (int i = 0; i < f->nr_funcs; i++) {
+		const struct func_fact *fn = &f->funcs[i];
+
+		fprintf(out, "func %s ksym=%d clone_only=%d traceable=%d", fn->name,
+			fn->in_kallsyms, fn->clone_only, fn->traceable);
+		write_proto(&fn->proto, out);
+		fputc('\n', out);
+		for (int m = MECH_FENTRY; m <= MECH_KPROBE; m++)
+			if (fn->trial[m] != TRIAL_UNKNOWN)
+				fprintf(out, "trial %s %s %s\n", mech_names[m], fn->name,
+					fn->trial[m] == TRIAL_OK ? "ok" : fn->trial_error[m]);
+	}
+	for (int i = 0; i < f->nr_tps; i++) {
+		const struct tp_fact *tp = &f->tps[i];
+
+		fprintf(out, "tp %s", tp->name);
+		write_proto(&tp->proto, out);
+		fputc('\n', out);
+		if (tp->trial != TRIAL_UNKNOWN)
+			fprintf(out, "trial tracepoint %s %s\n", tp->name,
+				tp->trial == TRIAL_OK ? "ok" : tp->trial_error);
+	}
+}
+
+static int parse_bool(const char *s, bool *out)
+{
+	if (strcmp(s, "0") && strcmp(s, "1"))
+		return -1;
+	*out = s[0] == '1';
+	return 0;
+}
+
+/* "key=value" words after a func or tp name. */
+static int parse_proto_words(char *rest, struct proto_fact *p, struct func_fact *fn)
+{
+	char *save = NULL;
+
+	for (char *w = strtok_r(rest, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
+		char *eq = strchr(w, '=');
+
+		if (!eq)
+			return -1;
+		*eq++ = '\0';
+		if (!strcmp(w, "btf")) {
+			if (parse_bool(eq, &p->in_btf))
+				return -1;
+		} else if (!strcmp(w, "ret")) {
+			snprintf(p->ret, sizeof(p->ret), "%s", eq);
+		} else if (!strcmp(w, "args")) {
+			char *asave = NULL;
+
+			if (!strcmp(eq, "-"))
+				continue;
+			for (char *a = strtok_r(eq, ",", &asave); a; a = strtok_r(NULL, ",", &asave)) {
+				if (p->nr_args >= FACT_MAX_ARGS)
+					return -1;
+				snprintf(p->args[p->nr_args++], FACT_ARG_LEN, "%s", a);
+			}
+		} else if (fn && !strcmp(w, "ksym")) {
+			if (parse_bool(eq, &fn->in_kallsyms))
+				return -1;
+		} else if (fn && !strcmp(w, "clone_only")) {
+			if (parse_bool(eq, &fn->clone_only))
+				return -1;
+		} else if (fn && !strcmp(w, "traceable")) {
+			fn->traceable = atoi(eq);
+		} else {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static struct func_fact *func_slot(struct kfacts *f, const char *name)
+{
+	struct func_fact *fn = (struct func_fact *)facts_func(f, name);
+
+	if (fn || f->nr_funcs >= FACT_MAX_FUNCS)
+		return fn;
+	fn = &f->funcs[f->nr_funcs++];
+	snprintf(fn->name, FACT_NAME_LEN, "%s", name);
+	return fn;
+}
+
+static struct tp_fact *tp_slot(struct kfacts *f, const char *name)
+{
+	struct tp_fact *tp = (struct tp_fact *)facts_tp(f, name);
+
+	if (tp || f->nr_tps >= FACT_MAX_TPS)
+		return tp;
+	tp = &f->tps[f->nr_tps++];
+	snprintf(tp->name, FACT_NAME_LEN, "%s", name);
+	return tp;
+}
+
+static int parse_trial(struct kfacts *f, const char *mech, const char *name,
+		       const char *result)
+{
+	enum trial t = strcmp(result, "ok") ? TRIAL_FAILED : TRIAL_OK;
+
+	if (!strcmp(mech, "tracepoint")) {
+		struct tp_fact *tp = tp_slot(f, name);
+
+		if (!tp)
+			return -1;
+		tp->trial = t;
+		snprintf(tp->trial_error, sizeof(tp->trial_error), "%.31s", result);
+		return 0;
+	}
+	for (int m = MECH_FENTRY; m <= MECH_KPROBE; m++) {
+		struct func_fact *fn;
+
+		if (strcmp(mech, mech_names[m]))
+			continue;
+		fn = func_slot(f, name);
+		if (!fn)
+			return -1;
+		fn->trial[m] = t;
+		snprintf(fn->trial_error[m], sizeof(fn->trial_error[m]), "%.31s", result);
+		return 0;
+	}
+	return -1;
+}
+
+static int parse_line(struct kfacts *f, char *line)
+{
+	char key[32], a[FACT_NAME_LEN], b[FACT_NAME_LEN], c[64];
+	int off = 0;
+	bool v;
+
+	if (sscanf(line, "%31s %n", key, &off) != 1)
+		return 0;			/* blank */
+	if (key[0] == '#')
+		return 0;
+	if (!strcmp(key, "release"))
+		return sscanf(line + off, "%63s", f->release) == 1 ? 0 : -1;
+	if (!strcmp(key, "btf") || !strcmp(key, "kprobe_pmu")) {
+		if (sscanf(line + off, "%63s", a) != 1 || parse_bool(a, &v))
+			return -1;
+		if (key[0] == 'b')
+			f->has_btf = v;
+		else
+			f->kprobe_pmu = v;
+		return 0;
+	}
+	if (!strcmp(key, "type") || !strcmp(key, "field")) {
+		if (sscanf(line + off, "%63s %63s", a, b) != 2 || parse_bool(b, &v))
+			return -1;
+		if (!strcmp(a, "iomap_folio_state"))
+			f->has_ifs = v;
+		else if (!strcmp(a, "iomap_page.state"))
+			f->iop_has_state = v;
+		else if (!strcmp(a, "iomap_page.uptodate"))
+			f->iop_has_uptodate = v;
+		else
+			return -1;
+		return 0;
+	}
+	if (!strcmp(key, "func")) {
+		struct func_fact *fn;
+		int n = 0;
+
+		if (sscanf(line + off, "%63s %n", a, &n) != 1 || !(fn = func_slot(f, a)))
+			return -1;
+		return parse_proto_words(line + off + n, &fn->proto, fn);
+	}
+	if (!strcmp(key, "tp")) {
+		struct tp_fact *tp;
+		int n = 0;
+
+		if (sscanf(line + off, "%63s %n", a, &n) != 1 || !(tp = tp_slot(f, a)))
+			return -1;
+		return parse_proto_words(line + off + n, &tp->proto, NULL);
+	}
+	if (!strcmp(key, "trial")) {
+		if (sscanf(line + off, "%63s %63s %63s", a, b, c) != 3)
+			return -1;
+		return parse_trial(f, a, b, c);
+	}
+	return -1;
+}
+
+int facts_parse(struct kfacts *f, FILE *in, char *err, size_t errlen)
+{
+	char line[1024];
+	int lineno = 0;
+
+	facts_init(f);
+	while (fgets(line, sizeof(line), in)) {
+		lineno++;
+		if (parse_line(f, line)) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(err, errlen, "line %d: cannot parse '%s'", lineno, line);
+			return -1;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Facts about the running kernel that decide the attach plan: functions
+ * and their prototypes (BTF), symbols (kallsyms, ftrace), tracepoints and
+ * their prototypes (btf_trace_* typedefs), the iomap state types, and the
+ * outcome of trial attaches. Gathered live, or read from a facts file
+ * (`iomapdirty probes --facts FILE`) so that plans for other kernels can
+ * be computed and tested anywhere.
+ */
+#ifndef IOMAPDIRTY_FACTS_H
+#define IOMAPDIRTY_FACTS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#define FACT_NAME_LEN	64
+#define FACT_ARG_LEN	24
+#define FACT_MAX_ARGS	6
+#define FACT_MAX_FUNCS	16
+#define FACT_MAX_TPS	16
+
+enum trial { TRIAL_UNKNOWN = 0, TRIAL_OK, TRIAL_FAILED };
+enum mechanism { MECH_FENTRY, MECH_KPROBE, MECH_TRACEPOINT, NR_MECHS };
+
+struct proto_fact {
+	bool in_btf;
+	int nr_args;
+	char args[FACT_MAX_ARGS][FACT_ARG_LEN];	/* "folio*", "loff_t", ... */
+	char ret[FACT_ARG_LEN];
+};
+
+struct func_fact {
+	char name[FACT_NAME_LEN];
+	struct proto_fact proto;
+	bool in_kallsyms;	/* exact name present */
+	bool clone_only;	/* only name.isra.N / .constprop.N / .part.N */
+	int traceable;		/* in available_filter_functions: 1, 0, -1 unknown */
+	enum trial trial[NR_MECHS];
+	char trial_error[NR_MECHS][32];
+};
+
+struct tp_fact {
+	char name[FACT_NAME_LEN];
+	struct proto_fact proto;	/* without the leading void *data */
+	enum trial trial;
+	char trial_error[32];
+};
+
+struct kfacts {
+	char release[FACT_NAME_LEN];
+	bool has_btf;
+	bool has_ifs;		/* struct iomap_folio_state */
+	bool iop_has_state;	/* struct iomap_page { ... state[] } (RFCv4) */
+	bool iop_has_uptodate;	/* struct iomap_page { ... uptodate[] } */
+	bool kprobe_pmu;	/* kprobes usable through perf */
+	int nr_funcs, nr_tps;
+	struct func_fact funcs[FACT_MAX_FUNCS];
+	struct tp_fact tps[FACT_MAX_TPS];
+};
+
+extern const char *const fact_func_names[];
+extern const char *const fact_tp_names[];
+extern const char *const mech_names[NR_MECHS];
+
+/* Live: BTF, /proc/kallsyms, tracefs. Trials are run when 'trials'. */
+int facts_gather(struct kfacts *f, bool trials);
+/* From a facts file; returns 0, or -1 with a message in err. */
+int facts_parse(struct kfacts *f, FILE *in, char *err, size_t errlen);
+void facts_write(const struct kfacts *f, FILE *out);
+
+const struct func_fact *facts_func(const struct kfacts *f, const char *name);
+const struct tp_fact *facts_tp(const struct kfacts *f, const char *name);
+
+#endif

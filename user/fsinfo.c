@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Filesystem lookups: see fsinfo.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/sysmacros.h>
+#include "engine.h"
+#include "fsinfo.h"
+
+/* Filesystems whose buffered writes go through iomap's writeback. */
+bool fstype_is_iomap(const char *fstype)
+{
+	static const char *const iomap_fs[] = { "xfs", "zonefs", "gfs2", NULL };
+
+	for (int i = 0; iomap_fs[i]; i++)
+		if (!strcmp(fstype, iomap_fs[i]))
+			return true;
+	return false;
+}
+
+bool fsinfo_lookup_dev(uint32_t dev, struct fsinfo *fi)
+{
+	char line[4096];
+	FILE *fp = fopen("/proc/self/mountinfo", "r");
+	bool found = false;
+
+	if (!fp)
+		return false;
+	while (!found && fgets(line, sizeof(line), fp)) {
+		unsigned int maj, min;
+		char mnt[256], *sep, fstype[32];
+
+		if (sscanf(line, "%*d %*d %u:%u %*s %255s", &maj, &min, mnt) != 3)
+			continue;
+		if (kdev_make(maj, min) != dev)
+			continue;
+		sep = strstr(line, " - ");
+		if (!sep || sscanf(sep + 3, "%31s", fstype) != 1)
+			continue;
+		fi->dev = dev;
+		snprintf(fi->mount, sizeof(fi->mount), "%s", mnt);
+		snprintf(fi->fstype, sizeof(fi->fstype), "%s", fstype);
+		fi->iomap = fstype_is_iomap(fstype);
+		found = true;
+	}
+	fclose(fp);
+	if (found) {
+		struct statvfs sv;
+
+		if (!statvfs(fi->mount, &sv))
+			fi->block_bytes = sv.f_bsize;
+	}
+	return found;
+}
+
+static int check_iomap(struct fsinfo *fi, const char *what, char *err, size_t len)
+{
+	if (fi->iomap)
+		return 0;
+	snprintf(err, len, "%s is on %s (%s), which does not use iomap buffered "
+		 "writeback (iomap filesystems: xfs, zonefs, gfs2)", what,
+		 fi->mount[0] ? fi->mount : "an unknown mount",
+		 fi->fstype[0] ? fi->fstype : "unknown type");
+	return -1;
+}
+
+int fsinfo_from_path(const char *path, struct fsinfo *fi, char *err, size_t len)
+{
+	struct stat st;
+
+	memset(fi, 0, sizeof(*fi));
+	if (stat(path, &st)) {
+		snprintf(err, len, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	fi->dev = kdev_make(major(st.st_dev), minor(st.st_dev));
+	if (!fsinfo_lookup_dev(fi->dev, fi)) {
+		snprintf(err, len, "%s: device %u:%u not found in /proc/self/mountinfo",
+			 path, major(st.st_dev), minor(st.st_dev));
+		return -1;
+	}
+	return check_iomap(fi, path, err, len);
+}
+
+int fsinfo_from_dev(const char *majmin, struct fsinfo *fi, char *err, size_t len)
+{
+	unsigned int maj, min;
+	char extra;
+
+	memset(fi, 0, sizeof(*fi));
+	if (sscanf(majmin, "%u:%u%c", &maj, &min, &extra) != 2 || maj > 0xfff ||
+	    min > 0xfffff) {
+		snprintf(err, len, "--dev wants MAJOR:MINOR, got '%s'", majmin);
+		return -2;
+	}
+	fi->dev = kdev_make(maj, min);
+	if (!fsinfo_lookup_dev(fi->dev, fi)) {
+		snprintf(err, len, "device %u:%u is not a mounted filesystem", maj, min);
+		return -1;
+	}
+	return check_iomap(fi, majmin, err, len);
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Filesystems: from a path or MAJ:MIN to device, type, block size, mount. */
+#ifndef IOMAPDIRTY_FSINFO_H
+#define IOMAPDIRTY_FSINFO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct fsinfo {
+	uint32_t dev;		/* kernel dev_t */
+	char fstype[32];
+	char mount[256];
+	uint64_t block_bytes;	/* 0 when unknown */
+	bool iomap;		/* uses iomap buffered writeback */
+};
+
+/* Returns 0, or -1 with a message in err (path missing, not iomap...). */
+int fsinfo_from_path(const char *path, struct fsinfo *fi, char *err, size_t len);
+int fsinfo_from_dev(const char *majmin, struct fsinfo *fi, char *err, size_t len);
+/* Fills what /proc/self/mountinfo says of dev; false if not mounted. */
+bool fsinfo_lookup_dev(uint32_t dev, struct fsinfo *fi);
+bool fstype_is_iomap(const char *fstype);
+
+#endif

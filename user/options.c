@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Options shared by the observing subcommands. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "commands.h"
+
+struct session_opts *filter_opts_target;
+
+enum {
+	OPT_COMM = 0x100,
+	OPT_MODE,
+	OPT_MAX_PAGES,
+};
+
+static const struct argp_option filter_options[] = {
+	{ "mount", 'm', "PATH", 0, "Only the filesystem holding PATH", 1 },
+	{ "dev", 'd', "MAJ:MIN", 0, "Only the filesystem on device MAJ:MIN", 1 },
+	{ "pid", 'p', "PID", 0, "Only writes by process PID", 1 },
+	{ "comm", OPT_COMM, "NAME", 0, "Only writes by processes named NAME", 1 },
+	{ "mode", OPT_MODE, "MODE", 0,
+	  "auto (default), fentry, kprobe or tracepoint", 1 },
+	{ "max-pages", OPT_MAX_PAGES, "N", 0,
+	  "Page records kept in the kernel (bounds memory; default 131072)", 1 },
+	{},
+};
+
+int parse_u64(const char *s, unsigned long long min, unsigned long long max,
+	      unsigned long long *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int parse_seconds(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !isfinite(v) || v < 0.01 || v > 86400)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static error_t filter_parse(int key, char *arg, struct argp_state *state)
+{
+	struct session_opts *o = filter_opts_target;
+	unsigned long long v;
+
+	switch (key) {
+	case 'm':
+		if (o->dev)
+			argp_error(state, "--mount and --dev exclude each other");
+		o->mount = arg;
+		break;
+	case 'd':
+		if (o->mount)
+			argp_error(state, "--mount and --dev exclude each other");
+		o->dev = arg;
+		break;
+	case 'p':
+		if (parse_u64(arg, 1, 0x7fffffff, &v))
+			argp_error(state, "--pid wants a process id, got '%s'", arg);
+		o->tgid = v;
+		break;
+	case OPT_COMM:
+		if (!*arg || strlen(arg) > 15)
+			argp_error(state, "--comm wants 1 to 15 characters");
+		o->comm = arg;
+		break;
+	case OPT_MODE:
+		o->mode = plan_mode_parse(arg);
+		if (o->mode == -2)
+			argp_error(state, "--mode wants auto, fentry, kprobe or "
+				   "tracepoint, got '%s'", arg);
+		break;
+	case OPT_MAX_PAGES:
+		if (parse_u64(arg, 1024, 1 << 26, &v))
+			argp_error(state, "--max-pages wants 1024 to 67108864");
+		o->max_pages = v;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+const struct argp filter_argp = {
+	filter_options, filter_parse, NULL, NULL, NULL, NULL, NULL,
+};

@@ -1,0 +1,475 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Attach planning. For each hook the candidates are tried in order of
+ * how much they can see (fentry/fexit: exact arguments and return value;
+ * kprobe: exact arguments; tracepoint: what the tracepoint exposes), each
+ * checked against facts: present in BTF with the prototype the BPF
+ * program expects, a real symbol (not inlined, not only an .isra clone),
+ * traceable, and a trial attach that succeeded. Nothing here looks at
+ * the kernel version.
+ */
+#include <stdarg.h>
+#include <string.h>
+#include "json.h"
+#include "plan.h"
+
+const char *const hook_names[NR_HOOKS] = {
+	[HOOK_WRITE] = "write",
+	[HOOK_WHOLE_DIRTY] = "whole_folio_dirty",
+	[HOOK_WB_BEGIN] = "writeback_begin",
+	[HOOK_WB_END] = "writeback_end",
+	[HOOK_SUBMIT] = "submit",
+	[HOOK_FOLIO_PTR] = "folio_pointer",
+	[HOOK_INVALIDATE] = "invalidate",
+};
+
+static void append(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t n = strlen(buf);
+	va_list ap;
+
+	if (n >= len - 1)
+		return;
+	if (n)
+		snprintf(buf + n, len - n, "; "), n += 2;
+	va_start(ap, fmt);
+	vsnprintf(buf + n, len - n, fmt, ap);
+	va_end(ap);
+}
+
+static bool arg_is(const struct proto_fact *p, int i, const char *label)
+{
+	return i < p->nr_args && !strcmp(p->args[i], label);
+}
+
+static bool proto_is(const struct proto_fact *p, int n, ...)
+{
+	va_list ap;
+	bool ok = p->in_btf && p->nr_args == n;
+
+	va_start(ap, n);
+	for (int i = 0; i < n; i++) {
+		const char *label = va_arg(ap, const char *);
+
+		if (ok && !arg_is(p, i, label))
+			ok = false;
+	}
+	va_end(ap);
+	return ok;
+}
+
+static void choose(struct hook_plan *h, int mech, const char *target,
+		   const char *program)
+{
+	h->chosen = true;
+	h->mech = mech;
+	snprintf(h->target, sizeof(h->target), "%s", target);
+	snprintf(h->program, sizeof(h->program), "%s", program);
+}
+
+/* Can this function be hooked with fentry/fexit or kprobe? */
+static bool func_usable(const struct kfacts *f, const char *name, int mech,
+			struct hook_plan *h)
+{
+	const struct func_fact *fn = facts_func(f, name);
+	const char *m = mech_names[mech];
+
+	if (!fn || (!fn->in_kallsyms && !fn->clone_only && !fn->proto.in_btf)) {
+		append(h->rejected, sizeof(h->rejected), "%s %s: not in this kernel", m, name);
+		return false;
+	}
+	if (!fn->in_kallsyms) {
+		append(h->rejected, sizeof(h->rejected), "%s %s: %s", m, name,
+		       fn->clone_only ? "only a compiler clone (.isra/.constprop) exists, "
+		       "its arguments cannot be trusted" : "inlined (no symbol)");
+		return false;
+	}
+	if (!fn->proto.in_btf) {
+		append(h->rejected, sizeof(h->rejected),
+		       "%s %s: no BTF prototype", m, name);
+		return false;
+	}
+	if (fn->traceable == 0) {
+		append(h->rejected, sizeof(h->rejected),
+		       "%s %s: not in available_filter_functions", m, name);
+		return false;
+	}
+	if (mech == MECH_KPROBE && !f->kprobe_pmu) {
+		append(h->rejected, sizeof(h->rejected),
+		       "kprobe %s: kprobes not available in this kernel", name);
+		return false;
+	}
+	if (fn->trial[mech] == TRIAL_FAILED) {
+		append(h->rejected, sizeof(h->rejected), "%s %s: trial attach failed (%s)",
+		       m, name, fn->trial_error[mech]);
+		return false;
+	}
+	return true;
+}
+
+static bool tp_usable(const struct kfacts *f, const char *name, struct hook_plan *h)
+{
+	const struct tp_fact *tp = facts_tp(f, name);
+
+	if (!tp || !tp->proto.in_btf) {
+		append(h->rejected, sizeof(h->rejected),
+		       "tracepoint %s: not in this kernel", name);
+		return false;
+	}
+	if (tp->trial == TRIAL_FAILED) {
+		append(h->rejected, sizeof(h->rejected),
+		       "tracepoint %s: trial attach failed (%s)", name, tp->trial_error);
+		return false;
+	}
+	return true;
+}
+
+static void reject_proto(struct hook_plan *h, int mech, const char *name)
+{
+	append(h->rejected, sizeof(h->rejected),
+	       "%s %s: prototype not one this tool knows", mech_names[mech], name);
+}
+
+static bool mech_allowed(const struct plan *p, int mech)
+{
+	return p->mode == MODE_AUTO || p->mode == mech;
+}
+
+/* ----------------------------------------------------------- per hook */
+
+static void plan_write(const struct kfacts *f, struct plan *p)
+{
+	struct hook_plan *h = &p->hooks[HOOK_WRITE];
+	static const char *const progs[] = { "fexit_write_end", "kprobe_write_end" };
+	const char *fn = "iomap_write_end";
+
+	h->required = true;
+	for (int m = MECH_FENTRY; m <= MECH_KPROBE; m++) {
+		const struct func_fact *ff = facts_func(f, fn);
+		const struct proto_fact *pr;
+
+		if (!mech_allowed(p, m) || !func_usable(f, fn, m, h))
+			continue;
+		pr = &ff->proto;
+		if (pr->nr_args == 5 && arg_is(pr, 0, "iomap_iter*") && arg_is(pr, 4, "folio*")) {
+			p->write_end_proto = WRITE_END_POS;
+		} else if (pr->nr_args == 4 && arg_is(pr, 0, "iomap_iter*") &&
+			   arg_is(pr, 3, "folio*")) {
+			p->write_end_proto = WRITE_END_ITER;
+		} else {
+			reject_proto(h, m, fn);
+			continue;
+		}
+		p->write_end_ret_bool = !strcmp(pr->ret, "bool") || !strcmp(pr->ret, "_Bool");
+		choose(h, m, fn, progs[m]);
+		snprintf(h->note, sizeof(h->note), m == MECH_FENTRY ?
+			 "bytes committed per folio (fexit return value)" :
+			 "bytes copied per folio (short copies into non-uptodate "
+			 "folios counted as 0, as the kernel does)");
+		return;
+	}
+	if (mech_allowed(p, MECH_TRACEPOINT) && tp_usable(f, "xfs_file_buffered_write", h)) {
+		if (proto_is(&facts_tp(f, "xfs_file_buffered_write")->proto, 2,
+			     "kiocb*", "iov_iter*")) {
+			choose(h, MECH_TRACEPOINT, "xfs_file_buffered_write",
+			       "tp_xfs_buffered_write");
+			snprintf(h->note, sizeof(h->note),
+				 "XFS only; bytes requested by each write(2), counted "
+				 "before the copy (a short write counts its request)");
+			return;
+		}
+		reject_proto(h, MECH_TRACEPOINT, "xfs_file_buffered_write");
+	}
+}
+
+/* Which argument of a writeback function is the folio (or head page). */
+static int folio_arg(const struct proto_fact *pr)
+{
+	for (int i = 0; i < pr->nr_args && i < 4; i++)
+		if (!strcmp(pr->args[i], "folio*") || !strcmp(pr->args[i], "page*"))
+			return i;
+	return -1;
+}
+
+static void plan_writeback(const struct kfacts *f, struct plan *p)
+{
+	static const char *const funcs[] = {
+		"iomap_writeback_folio", "iomap_writepage_map", "iomap_do_writepage",
+	};
+	static const char *const tps[] = { "iomap_writeback_folio", "iomap_writepage" };
+	struct hook_plan *b = &p->hooks[HOOK_WB_BEGIN], *e = &p->hooks[HOOK_WB_END];
+
+	b->required = true;
+	for (int m = MECH_FENTRY; m <= MECH_KPROBE; m++) {
+		if (!mech_allowed(p, m))
+			continue;
+		for (unsigned i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++) {
+			int arg;
+
+			if (!func_usable(f, funcs[i], m, b))
+				continue;
+			arg = folio_arg(&facts_func(f, funcs[i])->proto);
+			if (arg < 0) {
+				reject_proto(b, m, funcs[i]);
+				continue;
+			}
+			p->wb_folio_arg = arg;
+			choose(b, m, funcs[i], m == MECH_FENTRY ? "fentry_wb_begin" :
+			       "kprobe_wb_begin");
+			choose(e, m, funcs[i], m == MECH_FENTRY ? "fexit_wb_end" :
+			       "kretprobe_wb_end");
+			snprintf(b->note, sizeof(b->note),
+				 "folio pointer from argument %d", arg);
+			snprintf(e->note, sizeof(e->note), "%s return",
+				 m == MECH_FENTRY ? "fexit" : "kretprobe");
+			return;
+		}
+	}
+	if (!mech_allowed(p, MECH_TRACEPOINT))
+		return;
+	for (unsigned i = 0; i < sizeof(tps) / sizeof(tps[0]); i++) {
+		if (!tp_usable(f, tps[i], b))
+			continue;
+		if (!proto_is(&facts_tp(f, tps[i])->proto, 3, "inode*", "loff_t", "u64")) {
+			reject_proto(b, MECH_TRACEPOINT, tps[i]);
+			continue;
+		}
+		choose(b, MECH_TRACEPOINT, tps[i], "tp_wb_folio");
+		snprintf(b->note, sizeof(b->note),
+			 "folio pointer learnt when the folio was dirtied");
+		choose(e, -1, "(none)", "flush_idle");
+		snprintf(e->note, sizeof(e->note),
+			 "no end event: a folio is finished by its thread's next "
+			 "folio, or by a flush of contexts idle for 50 ms");
+		return;
+	}
+}
+
+static void plan_submit(const struct kfacts *f, struct plan *p)
+{
+	struct hook_plan *h = &p->hooks[HOOK_SUBMIT];
+	static const char *const tps[] = { "iomap_add_to_ioend", "iomap_writepage_map" };
+
+	h->required = true;
+	for (unsigned i = 0; i < 2; i++) {
+		const struct proto_fact *pr;
+
+		if (!tp_usable(f, tps[i], h))
+			continue;
+		pr = &facts_tp(f, tps[i])->proto;
+		if (proto_is(pr, 4, "inode*", "u64", "unsigned int", "iomap*")) {
+			p->submit_proto = SUBMIT_RANGE;
+			choose(h, MECH_TRACEPOINT, tps[i], "tp_submit_range");
+			snprintf(h->note, sizeof(h->note),
+				 "ranges, trimmed to the mapping as the kernel does");
+		} else if (proto_is(pr, 2, "inode*", "iomap*")) {
+			p->submit_proto = SUBMIT_PER_BLOCK;
+			choose(h, MECH_TRACEPOINT, tps[i], "tp_submit_block");
+			snprintf(h->note, sizeof(h->note), "one block per event");
+		} else {
+			reject_proto(h, MECH_TRACEPOINT, tps[i]);
+			continue;
+		}
+		if (p->mode != MODE_AUTO && p->mode != MECH_TRACEPOINT)
+			append(h->note, sizeof(h->note), "tracepoint in every mode: "
+			       "iomap_add_to_ioend's prototype differs between kernels "
+			       "and it is often inlined");
+		return;
+	}
+}
+
+static void plan_whole_dirty(const struct kfacts *f, struct plan *p)
+{
+	struct hook_plan *h = &p->hooks[HOOK_WHOLE_DIRTY];
+	static const char *const progs[] = { "fentry_dirty_folio", "kprobe_dirty_folio" };
+	const char *fn = "iomap_dirty_folio";
+
+	for (int m = MECH_FENTRY; m <= MECH_KPROBE; m++) {
+		if (!mech_allowed(p, m) || !func_usable(f, fn, m, h))
+			continue;
+		if (!proto_is(&facts_func(f, fn)->proto, 2, "address_space*", "folio*")) {
+			reject_proto(h, m, fn);
+			continue;
+		}
+		choose(h, m, fn, progs[m]);
+		return;
+	}
+	if (p->bitmap != BITMAP_NONE && p->hooks[HOOK_WB_BEGIN].chosen) {
+		choose(h, -1, "dirty bitmap at writeback", "");
+		snprintf(h->note, sizeof(h->note),
+			 "blocks dirty in the kernel's bitmap but not written by a "
+			 "seen write(2) are counted as other_dirty_blocks");
+		return;
+	}
+	snprintf(h->note, sizeof(h->note), "not measured: mmap-dirtied folios show "
+		 "as folios with no dirty blocks seen");
+}
+
+static void plan_helpers(const struct kfacts *f, struct plan *p)
+{
+	struct hook_plan *h = &p->hooks[HOOK_FOLIO_PTR];
+
+	if (p->hooks[HOOK_WB_BEGIN].mech == MECH_TRACEPOINT && p->bitmap != BITMAP_NONE) {
+		if (tp_usable(f, "writeback_dirty_folio", h) &&
+		    proto_is(&facts_tp(f, "writeback_dirty_folio")->proto, 2,
+			     "folio*", "address_space*"))
+			choose(h, MECH_TRACEPOINT, "writeback_dirty_folio", "tp_dirty_folio");
+		else
+			snprintf(h->note, sizeof(h->note), "kernel dirty bitmap not read");
+	}
+	h = &p->hooks[HOOK_INVALIDATE];
+	if (tp_usable(f, "iomap_invalidate_folio", h) &&
+	    proto_is(&facts_tp(f, "iomap_invalidate_folio")->proto, 3,
+		     "inode*", "loff_t", "u64"))
+		choose(h, MECH_TRACEPOINT, "iomap_invalidate_folio", "tp_invalidate");
+	else
+		snprintf(h->note, sizeof(h->note), "records of truncated dirty pages "
+			 "stay until their map slots are needed");
+}
+
+static void classify(const struct kfacts *f, struct plan *p)
+{
+	const struct func_fact *wbf = facts_func(f, "iomap_writeback_folio");
+	const struct tp_fact *wbt = facts_tp(f, "iomap_writeback_folio");
+
+	if (f->has_ifs) {
+		p->bitmap = BITMAP_IFS;
+		if ((wbf && (wbf->proto.in_btf || wbf->in_kallsyms)) ||
+		    (wbt && wbt->proto.in_btf)) {
+			p->family = 'd';
+			p->family_desc = "iomap_folio_state, iomap_writeback_folio "
+					 "(mainline 6.17 and later)";
+		} else {
+			p->family = 'c';
+			p->family_desc = "iomap_folio_state, iomap_writepage_map "
+					 "(mainline 6.6 to 6.16)";
+		}
+	} else if (f->iop_has_state) {
+		p->bitmap = BITMAP_IOP_STATE;
+		p->family = 'a';
+		p->family_desc = "iomap_page with state[] (RFCv4 per-block dirty "
+				 "tracking patched in)";
+	} else if (f->iop_has_uptodate) {
+		p->bitmap = BITMAP_NONE;
+		p->family = 'b';
+		p->family_desc = "iomap_page with uptodate[] only (no per-block "
+				 "dirty tracking: whole folios are written)";
+	} else {
+		p->bitmap = BITMAP_NONE;
+		p->family = '?';
+		p->family_desc = "no iomap per-folio state type in BTF";
+	}
+}
+
+int plan_build(const struct kfacts *f, int mode, struct plan *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->mode = mode;
+	for (int i = 0; i < NR_HOOKS; i++)
+		p->hooks[i].mech = -1;
+	classify(f, p);
+	if (!f->has_btf) {
+		snprintf(p->error, sizeof(p->error), "the kernel has no BTF "
+			 "(/sys/kernel/btf/vmlinux): CO-RE programs cannot be relocated");
+		return -1;
+	}
+	plan_write(f, p);
+	plan_writeback(f, p);
+	plan_submit(f, p);
+	plan_whole_dirty(f, p);
+	plan_helpers(f, p);
+
+	p->ok = true;
+	for (int i = 0; i < NR_HOOKS; i++) {
+		if (p->hooks[i].required && !p->hooks[i].chosen) {
+			p->ok = false;
+			snprintf(p->error, sizeof(p->error),
+				 "cannot measure '%s'%s%s: %s", hook_names[i],
+				 mode == MODE_AUTO ? "" : " with mode ",
+				 mode == MODE_AUTO ? "" : mech_names[mode],
+				 p->hooks[i].rejected[0] ? p->hooks[i].rejected :
+				 "no candidate");
+			break;
+		}
+	}
+	return p->ok ? 0 : -1;
+}
+
+int plan_mode_parse(const char *s)
+{
+	if (!strcmp(s, "auto"))
+		return MODE_AUTO;
+	for (int m = 0; m < NR_MECHS; m++)
+		if (!strcmp(s, mech_names[m]))
+			return m;
+	return -2;
+}
+
+static const char *mech_label(int mech)
+{
+	return mech < 0 ? "derived" : mech_names[mech];
+}
+
+void plan_print_text(const struct plan *p, FILE *out)
+{
+	fprintf(out, "kernel family: %c: %s\n", p->family, p->family_desc);
+	fprintf(out, "dirty bitmap: %s\n", p->bitmap == BITMAP_IFS ? "iomap_folio_state.state" :
+		p->bitmap == BITMAP_IOP_STATE ? "iomap_page.state (RFCv4)" : "none");
+	fprintf(out, "mode: %s\n", p->mode == MODE_AUTO ? "auto" : mech_names[p->mode]);
+	fprintf(out, "%-18s %-10s %-28s %s\n", "HOOK", "MECHANISM", "TARGET", "NOTE");
+	for (int i = 0; i < NR_HOOKS; i++) {
+		const struct hook_plan *h = &p->hooks[i];
+
+		if (h->chosen)
+			fprintf(out, "%-18s %-10s %-28s %s\n", hook_names[i],
+				mech_label(h->mech), h->target, h->note);
+		else
+			fprintf(out, "%-18s %-10s %-28s %s\n", hook_names[i], "-",
+				h->required ? "UNAVAILABLE" : "not attached",
+				h->note[0] ? h->note : h->rejected);
+		if (h->rejected[0] && h->chosen)
+			fprintf(out, "%-18s %-10s rejected: %s\n", "", "", h->rejected);
+	}
+	if (!p->ok)
+		fprintf(out, "error: %s\n", p->error);
+}
+
+void plan_write_json(const struct plan *p, struct json *j)
+{
+	char fam[2] = { p->family, 0 };
+
+	json_object_begin(j);
+	json_kv_string(j, "family", fam);
+	json_kv_string(j, "family_description", p->family_desc);
+	json_kv_string(j, "dirty_bitmap", p->bitmap == BITMAP_IFS ? "iomap_folio_state" :
+		       p->bitmap == BITMAP_IOP_STATE ? "iomap_page.state" : "none");
+	json_kv_string(j, "mode", p->mode == MODE_AUTO ? "auto" : mech_names[p->mode]);
+	json_kv_bool(j, "ok", p->ok);
+	if (!p->ok)
+		json_kv_string(j, "error", p->error);
+	json_key(j, "hooks");
+	json_array_begin(j);
+	for (int i = 0; i < NR_HOOKS; i++) {
+		const struct hook_plan *h = &p->hooks[i];
+
+		json_object_begin(j);
+		json_kv_string(j, "hook", hook_names[i]);
+		json_kv_bool(j, "required", h->required);
+		json_kv_bool(j, "chosen", h->chosen);
+		json_key(j, "mechanism");
+		if (h->chosen)
+			json_string(j, mech_label(h->mech));
+		else
+			json_null(j);
+		json_key(j, "target");
+		if (h->chosen)
+			json_string(j, h->target);
+		else
+			json_null(j);
+		json_kv_string(j, "note", h->note);
+		json_kv_string(j, "rejected", h->rejected);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_object_end(j);
+}

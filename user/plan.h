@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The attach plan: for each hook, the mechanism and kernel target chosen
+ * from facts (facts.h), or why none could be. Pure: the same facts give
+ * the same plan, so plans for every kernel family are unit-tested from
+ * recorded facts.
+ */
+#ifndef IOMAPDIRTY_PLAN_H
+#define IOMAPDIRTY_PLAN_H
+
+#include <stdbool.h>
+#include "facts.h"
+#include "iomapdirty.h"
+
+struct json;
+
+enum hook {
+	HOOK_WRITE,		/* bytes the application wrote */
+	HOOK_WHOLE_DIRTY,	/* folios dirtied whole (mmap) */
+	HOOK_WB_BEGIN,		/* one folio's writeback starts */
+	HOOK_WB_END,		/* ... and ends */
+	HOOK_SUBMIT,		/* ranges submitted to the device */
+	HOOK_FOLIO_PTR,		/* tracepoint mode: learn folio pointers */
+	HOOK_INVALIDATE,	/* dirty data thrown away: forget records */
+	NR_HOOKS,
+};
+
+#define MODE_AUTO	(-1)
+
+struct hook_plan {
+	bool chosen;
+	bool required;
+	int mech;		/* enum mechanism; -1 when derived */
+	char target[FACT_NAME_LEN];	/* kernel function or tracepoint */
+	char program[32];		/* BPF program in the skeleton, "" if none */
+	char note[200];			/* what this choice means for the numbers */
+	char rejected[512];		/* candidates not taken, and why */
+};
+
+struct plan {
+	int mode;			/* MODE_AUTO or a forced enum mechanism */
+	char family;			/* 'a'..'d', '?' */
+	const char *family_desc;
+	enum bitmap_kind bitmap;
+	struct hook_plan hooks[NR_HOOKS];
+	/* program variants, written into the BPF object's .rodata */
+	__u32 write_end_proto;
+	bool write_end_ret_bool;
+	__u32 submit_proto;
+	__u32 wb_folio_arg;
+	bool ok;			/* every required hook has a target */
+	char error[256];
+};
+
+extern const char *const hook_names[NR_HOOKS];
+
+int plan_build(const struct kfacts *f, int mode, struct plan *p);
+int plan_mode_parse(const char *s);		/* -2 if unknown */
+void plan_print_text(const struct plan *p, FILE *out);
+void plan_write_json(const struct plan *p, struct json *j);
+
+#endif

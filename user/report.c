@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Text and JSON rendering: see report.h. */
+#include <inttypes.h>
+#include <string.h>
+#include "buckets.h"
+#include "engine.h"
+#include "fsinfo.h"
+#include "json.h"
+#include "report.h"
+
+#define ULL(x) ((unsigned long long)(x))
+
+const char *const hist_names[NR_HISTS] = {
+	[HIST_DIRTY_BLOCKS] = "dirty_blocks_per_folio",
+	[HIST_SUBMITTED_BLOCKS] = "submitted_blocks_per_folio",
+	[HIST_AMPLIFICATION] = "folio_amplification",
+	[HIST_FOLIO_BYTES] = "folio_bytes",
+};
+
+const char *const hist_units[NR_HISTS] = {
+	[HIST_DIRTY_BLOCKS] = "blocks",
+	[HIST_SUBMITTED_BLOCKS] = "blocks",
+	[HIST_AMPLIFICATION] = "ratio",
+	[HIST_FOLIO_BYTES] = "bytes",
+};
+
+/* Submitted blocks of folios whose dirtying was seen. */
+uint64_t stats_amplified_blocks(const struct wa_stats *s)
+{
+	return s->submitted_blocks - s->unseen_submitted_blocks;
+}
+
+/* ------------------------------------------------------------- text */
+
+static void ratio_text(char *buf, size_t len, uint64_t num, uint64_t den)
+{
+	if (!den)
+		snprintf(buf, len, "n/a");
+	else
+		snprintf(buf, len, "%.2fx", (double)num / (double)den);
+}
+
+static void bucket_label(enum hist_id h, unsigned int k, char *buf, size_t len)
+{
+	__u64 min, max;
+	int minx, maxx;
+
+	if (h != HIST_AMPLIFICATION) {
+		min = log2_bucket_min(k);
+		max = log2_bucket_max(k);
+		if (k == HIST_BUCKETS - 1)
+			snprintf(buf, len, "%llu -> inf", ULL(min));
+		else
+			snprintf(buf, len, "%llu -> %llu", ULL(min), ULL(max));
+		return;
+	}
+	amp_bucket_bounds(k, &min, &max, &minx, &maxx);
+	if (k == HIST_BUCKETS - 1)
+		snprintf(buf, len, "(%llu, inf)", ULL(min));
+	else
+		snprintf(buf, len, "%c%llu, %llu%c", minx ? '(' : '[',
+			 ULL(min), ULL(max), maxx ? ')' : ']');
+}
+
+static int used_range(const uint64_t *counts, int *first, int *last)
+{
+	*first = -1;
+	*last = -1;
+	for (int k = 0; k < HIST_BUCKETS; k++) {
+		if (!counts[k])
+			continue;
+		if (*first < 0)
+			*first = k;
+		*last = k;
+	}
+	return *first >= 0;
+}
+
+void hist_print_text(FILE *out, enum hist_id h, const uint64_t *counts)
+{
+	const int width = 40;
+	uint64_t peak = 0;
+	int first, last;
+	char label[64];
+
+	fprintf(out, "\n%-24s : count    distribution (%s)\n", hist_names[h], hist_units[h]);
+	if (!used_range(counts, &first, &last)) {
+		fprintf(out, "%24s   (no folios)\n", "");
+		return;
+	}
+	for (int k = first; k <= last; k++)
+		if (counts[k] > peak)
+			peak = counts[k];
+	for (int k = first; k <= last; k++) {
+		int stars = (int)(counts[k] * width / peak);
+
+		bucket_label(h, k, label, sizeof(label));
+		fprintf(out, "%24s : %-8" PRIu64 " |%.*s%*s|\n", label, counts[k],
+			stars, "****************************************",
+			width - stars, "");
+	}
+}
+
+static void stats_text(FILE *out, const struct wa_stats *s)
+{
+	char br[16], fa[16];
+
+	ratio_text(br, sizeof(br), s->app_dirty_bytes, s->app_bytes);
+	ratio_text(fa, sizeof(fa), stats_amplified_blocks(s), s->dirty_blocks);
+	fprintf(out, "  written      %llu B in %llu write calls\n",
+		ULL(s->app_bytes), ULL(s->write_calls));
+	fprintf(out, "  dirty        %llu blocks (%llu B): %llu by writes, %llu other "
+		"in %llu folios\n", ULL(s->dirty_blocks), ULL(s->dirty_bytes),
+		ULL(s->app_dirty_blocks), ULL(s->other_dirty_blocks),
+		ULL(s->other_dirty_folios));
+	fprintf(out, "  written back %llu folios (%llu B, largest %llu B), %llu with "
+		"no dirtying seen\n", ULL(s->folios), ULL(s->folio_bytes),
+		ULL(s->max_folio_bytes), ULL(s->folios_no_dirty_seen));
+	fprintf(out, "  submitted    %llu blocks (%llu B)\n",
+		ULL(s->submitted_blocks), ULL(s->submitted_bytes));
+	fprintf(out, "  block rounding %s, folio amplification %s\n", br, fa);
+}
+
+static void losses_text(FILE *out, const struct snapshot *d)
+{
+	bool any = false;
+
+	fprintf(out, "  losses:");
+	for (int i = CNT_LOSS_FIRST; i < NR_COUNTERS; i++) {
+		if (!d->counters[i])
+			continue;
+		fprintf(out, " %s=%" PRIu64, counter_names[i], d->counters[i]);
+		any = true;
+	}
+	fprintf(out, "%s\n", any ? "" : " none");
+}
+
+void report_header_text(FILE *out, const struct report_ctx *rc)
+{
+	const struct plan *p = rc->plan;
+
+	fprintf(out, "iomapdirty: kernel family %c: %s\n", p->family, p->family_desc);
+	fprintf(out, "attach plan:");
+	for (int i = 0; i < NR_HOOKS; i++) {
+		const struct hook_plan *h = &p->hooks[i];
+
+		if (h->chosen)
+			fprintf(out, " %s=%s:%s", hook_names[i],
+				h->mech < 0 ? "derived" : mech_names[h->mech], h->target);
+	}
+	fprintf(out, "\n");
+	if (rc->target_dev) {
+		struct fsinfo fi = {};
+
+		fsinfo_lookup_dev(rc->target_dev, &fi);
+		fprintf(out, "filesystem: %u:%u %s on %s, block size %" PRIu64 " B\n",
+			kdev_major(rc->target_dev), kdev_minor(rc->target_dev),
+			fi.fstype, fi.mount, fi.block_bytes);
+	} else {
+		fprintf(out, "filesystems: all iomap filesystems\n");
+	}
+}
+
+void report_text(FILE *out, const char *title, const struct snapshot *d,
+		 const struct report_ctx *rc)
+{
+	struct wa_stats t;
+
+	snapshot_totals(d, &t);
+	fprintf(out, "\n=== %s (%.2f s) ===\n", title, d->seconds);
+	stats_text(out, &t);
+	losses_text(out, d);
+	for (int i = 0; i < d->nfs && (d->nfs > 1 || !rc->target_dev); i++) {
+		struct fsinfo fi = {};
+
+		fsinfo_lookup_dev(d->fs[i].dev, &fi);
+		fprintf(out, " filesystem %u:%u %s %s\n", kdev_major(d->fs[i].dev),
+			kdev_minor(d->fs[i].dev), fi.fstype, fi.mount);
+		stats_text(out, &d->fs[i].s);
+	}
+	for (int h = 0; h < NR_HISTS; h++)
+		hist_print_text(out, h, d->hists[h]);
+	fflush(out);
+}
+
+/* ------------------------------------------------------------- JSON */
+
+void stats_write_json(struct json *j, const struct wa_stats *s)
+{
+	json_object_begin(j);
+	json_kv_u64(j, "app_bytes", s->app_bytes);
+	json_kv_u64(j, "write_calls", s->write_calls);
+	json_kv_u64(j, "app_dirty_blocks", s->app_dirty_blocks);
+	json_kv_u64(j, "app_dirty_bytes", s->app_dirty_bytes);
+	json_kv_u64(j, "other_dirty_blocks", s->other_dirty_blocks);
+	json_kv_u64(j, "other_dirty_folios", s->other_dirty_folios);
+	json_kv_u64(j, "whole_folio_dirty_events", s->whole_folio_dirty_events);
+	json_kv_u64(j, "dirty_blocks", s->dirty_blocks);
+	json_kv_u64(j, "dirty_bytes", s->dirty_bytes);
+	json_kv_u64(j, "folios", s->folios);
+	json_kv_u64(j, "folios_no_dirty_seen", s->folios_no_dirty_seen);
+	json_kv_u64(j, "folio_bytes", s->folio_bytes);
+	json_kv_u64(j, "max_folio_bytes", s->max_folio_bytes);
+	json_kv_u64(j, "block_bytes", s->block_bytes);
+	json_kv_u64(j, "submitted_blocks", s->submitted_blocks);
+	json_kv_u64(j, "submitted_bytes", s->submitted_bytes);
+	json_kv_u64(j, "unseen_submitted_blocks", s->unseen_submitted_blocks);
+	json_kv_u64(j, "hole_bytes", s->hole_bytes);
+	json_kv_u64(j, "kernel_dirty_blocks", s->kernel_dirty_blocks);
+	json_kv_u64(j, "bitmap_folios", s->bitmap_folios);
+	json_kv_ratio(j, "block_rounding", s->app_dirty_bytes, s->app_bytes);
+	json_kv_ratio(j, "folio_amplification", stats_amplified_blocks(s),
+		      s->dirty_blocks);
+	json_object_end(j);
+}
+
+void hist_write_json(struct json *j, enum hist_id h, const uint64_t *counts)
+{
+	int first, last;
+
+	json_object_begin(j);
+	json_kv_string(j, "unit", hist_units[h]);
+	json_key(j, "buckets");
+	json_array_begin(j);
+	if (used_range(counts, &first, &last)) {
+		for (int k = first; k <= last; k++) {
+			__u64 min, max;
+			int minx = 0, maxx = 0;
+
+			if (h == HIST_AMPLIFICATION) {
+				amp_bucket_bounds(k, &min, &max, &minx, &maxx);
+			} else {
+				min = log2_bucket_min(k);
+				max = log2_bucket_max(k);
+			}
+			json_object_begin(j);
+			json_kv_u64(j, "min", min);
+			json_key(j, "max");
+			if (k == HIST_BUCKETS - 1)
+				json_null(j);	/* open-ended */
+			else
+				json_u64(j, max);
+			if (h == HIST_AMPLIFICATION) {
+				json_kv_bool(j, "min_exclusive", minx);
+				json_kv_bool(j, "max_exclusive", maxx);
+			}
+			json_kv_u64(j, "count", counts[k]);
+			json_object_end(j);
+		}
+	}
+	json_array_end(j);
+	json_object_end(j);
+}
+
+static void devname(uint32_t dev, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u:%u", kdev_major(dev), kdev_minor(dev));
+}
+
+void report_json(FILE *out, const char *type, int interval, const struct snapshot *d,
+		 const struct report_ctx *rc)
+{
+	struct wa_stats t;
+	struct json j;
+	char dev[32];
+
+	snapshot_totals(d, &t);
+	json_init(&j, out);
+	json_object_begin(&j);
+	json_kv_string(&j, "schema", IOMAPDIRTY_SCHEMA);
+	json_kv_string(&j, "type", type);
+	if (interval > 0)
+		json_kv_u64(&j, "interval", interval);
+	json_key(&j, "seconds");
+	json_double(&j, d->seconds);
+	json_key(&j, "plan");
+	plan_write_json(rc->plan, &j);
+	json_kv_u64(&j, "max_page_records", rc->max_pages);
+	json_key(&j, "totals");
+	stats_write_json(&j, &t);
+
+	json_key(&j, "filesystems");
+	json_array_begin(&j);
+	for (int i = 0; i < d->nfs; i++) {
+		struct fsinfo fi = {};
+
+		fsinfo_lookup_dev(d->fs[i].dev, &fi);
+		json_object_begin(&j);
+		devname(d->fs[i].dev, dev, sizeof(dev));
+		json_kv_string(&j, "dev", dev);
+		json_kv_string(&j, "fstype", fi.fstype[0] ? fi.fstype : NULL);
+		json_kv_string(&j, "mount", fi.mount[0] ? fi.mount : NULL);
+		json_key(&j, "stats");
+		stats_write_json(&j, &d->fs[i].s);
+		json_object_end(&j);
+	}
+	json_array_end(&j);
+
+	json_key(&j, "files");
+	json_array_begin(&j);
+	for (int i = 0; i < d->nfiles; i++) {
+		json_object_begin(&j);
+		devname(d->files[i].key.dev, dev, sizeof(dev));
+		json_kv_string(&j, "dev", dev);
+		json_kv_u64(&j, "ino", d->files[i].key.ino);
+		json_key(&j, "stats");
+		stats_write_json(&j, &d->files[i].s);
+		json_object_end(&j);
+	}
+	json_array_end(&j);
+
+	json_key(&j, "histograms");
+	json_object_begin(&j);
+	for (int h = 0; h < NR_HISTS; h++) {
+		json_key(&j, hist_names[h]);
+		hist_write_json(&j, h, d->hists[h]);
+	}
+	json_object_end(&j);
+
+	json_key(&j, "losses");
+	json_object_begin(&j);
+	for (int i = CNT_LOSS_FIRST; i < NR_COUNTERS; i++)
+		json_kv_u64(&j, counter_names[i], d->counters[i]);
+	json_object_end(&j);
+	json_key(&j, "events");
+	json_object_begin(&j);
+	for (int i = 0; i < CNT_LOSS_FIRST; i++)
+		json_kv_u64(&j, counter_names[i], d->counters[i]);
+	json_object_end(&j);
+	json_object_end(&j);
+	fflush(out);
+}

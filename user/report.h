@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Rendering of snapshots, in text and in JSON (schema "iomapdirty/1",
+ * docs/json-schema.md). The two derived figures are computed here and
+ * only here:
+ *   block_rounding      = app_dirty_bytes / app_bytes
+ *   folio_amplification = (submitted_blocks - unseen_submitted_blocks)
+ *                         / dirty_blocks
+ */
+#ifndef IOMAPDIRTY_REPORT_H
+#define IOMAPDIRTY_REPORT_H
+
+#include <stdio.h>
+#include "plan.h"
+#include "snapshot.h"
+
+#define IOMAPDIRTY_SCHEMA	"iomapdirty/1"
+
+struct json;
+
+struct report_ctx {
+	const struct plan *plan;
+	uint32_t target_dev;	/* 0: all */
+	uint32_t max_pages;
+	int max_files;		/* text: files listed; JSON lists all */
+};
+
+extern const char *const hist_names[NR_HISTS];
+extern const char *const hist_units[NR_HISTS];
+
+uint64_t stats_amplified_blocks(const struct wa_stats *s);
+
+void report_header_text(FILE *out, const struct report_ctx *rc);
+void report_text(FILE *out, const char *title, const struct snapshot *d,
+		 const struct report_ctx *rc);
+void report_json(FILE *out, const char *type, int interval, const struct snapshot *d,
+		 const struct report_ctx *rc);
+
+void hist_print_text(FILE *out, enum hist_id h, const uint64_t *counts);
+void hist_write_json(struct json *j, enum hist_id h, const uint64_t *counts);
+void stats_write_json(struct json *j, const struct wa_stats *s);
+
+#endif

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What every observing subcommand does first: check privileges and BTF,
+ * gather facts, build the plan, resolve the target filesystem, open the
+ * engine; and the signal flag they all share. Returns exit codes.
+ */
+#ifndef IOMAPDIRTY_SESSION_H
+#define IOMAPDIRTY_SESSION_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include "engine.h"
+#include "facts.h"
+#include "fsinfo.h"
+#include "plan.h"
+
+struct session_opts {
+	int mode;		/* MODE_AUTO or enum mechanism */
+	const char *mount;	/* --mount PATH */
+	const char *dev;	/* --dev MAJ:MIN */
+	uint32_t tgid;
+	const char *comm;
+	uint32_t max_pages;
+	bool quiet;		/* no plan on stderr */
+};
+
+struct session {
+	struct kfacts facts;
+	struct plan plan;
+	struct fsinfo fs;	/* valid when fs.dev != 0 */
+	struct engine engine;
+	bool engine_open;
+};
+
+extern volatile sig_atomic_t session_exiting;
+extern volatile sig_atomic_t session_signal;
+
+void session_install_signals(void);
+/* Sleeps up to 'seconds'; returns early when a signal asked to exit. */
+void session_sleep(double seconds);
+int session_check_privileges(char *err, size_t len);
+int session_start(struct session *s, const struct session_opts *o);
+void session_stop(struct session *s);
+
+#endif

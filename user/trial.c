@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Trial attaches: see trial.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "trial.h"
+
+static const struct bpf_insn return_zero[] = {
+	{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+	{ .code = BPF_JMP | BPF_EXIT },
+};
+
+static int load_trivial(enum bpf_prog_type type, struct bpf_prog_load_opts *opts)
+{
+	int fd = bpf_prog_load(type, NULL, "GPL", return_zero, 2, opts);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int trial_fentry(const struct btf *vmlinux, const char *func)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		.expected_attach_type = BPF_TRACE_FENTRY);
+	int id, prog, link;
+
+	if (!vmlinux)
+		return ENOENT;
+	id = btf__find_by_name_kind(vmlinux, func, BTF_KIND_FUNC);
+	if (id <= 0)
+		return ENOENT;
+	opts.attach_btf_id = id;
+	prog = load_trivial(BPF_PROG_TYPE_TRACING, &opts);
+	if (prog < 0)
+		return -prog;
+	link = bpf_link_create(prog, 0, BPF_TRACE_FENTRY, NULL);
+	if (link < 0) {
+		int err = errno;
+
+		close(prog);
+		return err;
+	}
+	close(link);
+	close(prog);
+	return 0;
+}
+
+/* A kprobe perf event without any BPF: does the kernel let us probe it? */
+int trial_kprobe(const char *func)
+{
+	struct perf_event_attr attr = {};
+	char buf[32] = {};
+	int type, fd, n;
+	int tfd = open("/sys/bus/event_source/devices/kprobe/type", O_RDONLY);
+
+	if (tfd < 0)
+		return ENOENT;
+	n = read(tfd, buf, sizeof(buf) - 1);
+	close(tfd);
+	if (n <= 0)
+		return EIO;
+	type = atoi(buf);
+	attr.size = sizeof(attr);
+	attr.type = type;
+	attr.config1 = (__u64)(unsigned long)func;	/* kprobe_func */
+	attr.config2 = 0;				/* offset */
+	fd = syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+int trial_raw_tp(const char *tp)
+{
+	int prog, link;
+
+	prog = load_trivial(BPF_PROG_TYPE_RAW_TRACEPOINT, NULL);
+	if (prog < 0)
+		return -prog;
+	link = bpf_raw_tracepoint_open(tp, prog);
+	if (link < 0) {
+		int err = errno;
+
+		close(prog);
+		return err;
+	}
+	close(link);
+	close(prog);
+	return 0;
+}
