@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 // SPDX-License-Identifier: GPL-2.0
 /* Gathering, reading and writing kernel facts: see facts.h. */
 #include <errno.h>
@@ -80,6 +81,10 @@ static void btf_type_label(const struct btf *btf, __u32 id, char *out, size_t le
 		 ptr ? "*" : "");
 	if (!out[0] || !strcmp(out, "*"))
 		snprintf(out, len, ptr ? "void*" : "void");
+	/* "unsigned int" -> "unsigned_int": facts files split on spaces */
+	for (char *c = out; *c; c++)
+		if (*c == ' ')
+			*c = '_';
 }
 
 static void btf_proto(const struct btf *btf, __u32 proto_id, int skip,
@@ -229,7 +234,8 @@ static void facts_init(struct kfacts *f)
 static void set_trial(enum trial *t, char *msg, size_t len, int err)
 {
 	*t = err ? TRIAL_FAILED : TRIAL_OK;
-	snprintf(msg, len, "%s", err ? strerror(err) : "ok");
+	/* errno names have no spaces: facts files keep them whole */
+	snprintf(msg, len, "%s", err ? strerrorname_np(err) : "ok");
 }
 
 int facts_gather(struct kfacts *f, bool trials)

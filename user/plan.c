@@ -257,7 +257,7 @@ static void plan_submit(const struct kfacts *f, struct plan *p)
 		if (!tp_usable(f, tps[i], h))
 			continue;
 		pr = &facts_tp(f, tps[i])->proto;
-		if (proto_is(pr, 4, "inode*", "u64", "unsigned int", "iomap*")) {
+		if (proto_is(pr, 4, "inode*", "u64", "unsigned_int", "iomap*")) {
 			p->submit_proto = SUBMIT_RANGE;
 			choose(h, MECH_TRACEPOINT, tps[i], "tp_submit_range");
 			snprintf(h->note, sizeof(h->note),

@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# shellcheck disable=SC2034 # E2E_SCENARIOS, SCENARIO_ARGV: for the sourcing scripts
 # e2e_lib.sh - scenario table and comparison helpers shared by run_e2e.sh
 # (the tool against the workload's expectations) and validate_truth.sh (the
 # kernel's own tracepoints against the same expectations).  Source it after
@@ -67,7 +68,7 @@ E2E_EXPECT_JQ='
 def fields: {app_bytes, write_calls, app_dirty_blocks, app_dirty_bytes,
 	other_dirty_blocks, dirty_blocks, dirty_bytes, whole_folio_dirty_events,
 	folios, folio_bytes, max_folio_bytes, submitted_blocks, submitted_bytes,
-	block_rounding, folio_amplification};
+	block_rounding, folio_amplification, per_folio};
 def pick: if .layout.probe? == "kpageflags" and .layout.expect != null
 	then .layout.expect | fields else fields end;
 def calc: fields;

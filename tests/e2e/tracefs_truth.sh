@@ -9,7 +9,9 @@
 # one JSON object:
 #   {"folios":N,"submitted_bytes":B,"submitted_blocks":K,"max_folio_bytes":M,
 #    "folio_bytes":sum of folio sizes,"block_size":BS,"folio_sizes":{"4096":n,...},"hole_ranges":H,
-#    "ranges":R,"lost_events":L,"files":{"INO":{same counters},...}}
+#    "ranges":R,"lost_events":L,
+#    "per_folio":{"submitted_blocks":{"BLOCKS":folios,..},"folio_bytes":{..}},
+#    "files":{"INO":{same counters},...}}
 #
 # COMMAND's stdout goes to -o FILE (default: our stderr).  Exit status is
 # COMMAND's if it failed, 1 on a tracing problem (incl. lost events), else 0.
@@ -79,6 +81,7 @@ fi
 	{ echo "iomap writeback tracepoints not found" >&2; exit 1; }
 
 inst=$T/instances/iomapdirty_truth.$$
+# shellcheck disable=SC2317 # called from the EXIT trap
 cleanup() {
 	[[ -d $inst ]] || return
 	echo 0 >"$inst/tracing_on" 2>/dev/null
@@ -112,11 +115,26 @@ if [[ $trace =~ entries-in-buffer/entries-written:\ ([0-9]+)/([0-9]+) ]]; then
 fi
 
 declare -A f_folios f_bytes f_max f_holes f_ranges f_fbytes sizes
+# Per folio: submitted bytes of the folio each thread is writing back
+# (ranges follow their folio event in the same thread), then a histogram.
+declare -A cur_sub per_folio_blocks
+re_pid='^ *.+-([0-9]+) +\['
+end_folio() { # PID
+	local b
+	[[ -n ${cur_sub[$1]:-} ]] || return 0
+	b=$((cur_sub[$1] / bs))
+	per_folio_blocks[$b]=$((${per_folio_blocks[$b]:-0} + 1))
+	unset "cur_sub[$1]"
+}
 folios=0 sub_bytes=0 max_folio=0 holes=0 ranges=0 folio_bytes=0
 re_folio=' (iomap_writeback_folio|iomap_writepage): dev [0-9]+:[0-9]+ ino 0x([0-9a-f]+) size 0x[0-9a-f]+ offset 0x([0-9a-f]+) length 0x([0-9a-f]+)'
 re_range=' (iomap_add_to_ioend|iomap_writepage_map): dev [0-9]+:[0-9]+ ino 0x([0-9a-f]+) bdev [0-9]+:[0-9]+ pos 0x([0-9a-f]+) dirty len 0x([0-9a-f]+) addr 0x[0-9a-f]+ offset 0x([0-9a-f]+) length 0x([0-9a-f]+) type ([A-Z]+)'
 while IFS= read -r line; do
+	pid=0
+	[[ $line =~ $re_pid ]] && pid=${BASH_REMATCH[1]}
 	if [[ $line =~ $re_folio ]]; then
+		end_folio "$pid"
+		cur_sub[$pid]=0
 		ino=$((16#${BASH_REMATCH[2]}))
 		len=$((16#${BASH_REMATCH[4]}))
 		((folios++, folio_bytes += len))
@@ -144,8 +162,12 @@ while IFS= read -r line; do
 		((dlen < map)) && map=$dlen
 		((sub_bytes += map))
 		f_bytes[$ino]=$((${f_bytes[$ino]:-0} + map))
+		cur_sub[$pid]=$((${cur_sub[$pid]:-0} + map))
 	fi
 done <<<"$trace"
+for pid in "${!cur_sub[@]}"; do
+	end_folio "$pid"
+done
 
 counters() { # folios bytes max holes ranges folio_bytes
 	printf '"folios":%d,"folio_bytes":%d,"submitted_bytes":%d,"submitted_blocks":%d,"max_folio_bytes":%d,"hole_ranges":%d,"ranges":%d' \
@@ -159,7 +181,17 @@ counters() { # folios bytes max holes ranges folio_bytes
 	for s in "${!sizes[@]}"; do
 		printf '%s"%d":%d' "$sep" "$s" "${sizes[$s]}"; sep=,
 	done
-	printf '},"files":{'
+	printf '},"per_folio":{"submitted_blocks":{'
+	sep=
+	for s in "${!per_folio_blocks[@]}"; do
+		printf '%s"%d":%d' "$sep" "$s" "${per_folio_blocks[$s]}"; sep=,
+	done
+	printf '},"folio_bytes":{'
+	sep=
+	for s in "${!sizes[@]}"; do
+		printf '%s"%d":%d' "$sep" "$s" "${sizes[$s]}"; sep=,
+	done
+	printf '}},"files":{'
 	sep=
 	for ino in "${!f_bytes[@]}"; do
 		printf '%s"%d":{' "$sep" "$ino"; sep=,

@@ -8,7 +8,9 @@
 # Set KEEP=DIR to keep each scenario's expected JSON, truth JSON and raw trace.
 set -u
 E2E_DIR=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../lib/xfsloop.sh
 source "$E2E_DIR/../lib/xfsloop.sh"
+# shellcheck source=e2e_lib.sh
 source "$E2E_DIR/e2e_lib.sh"
 
 make -s -C "$E2E_DIR" workload || exit 1
@@ -39,6 +41,12 @@ run_one() {
 	echo "INFO $name: expected $(jq -c '.totals | {folios, submitted_blocks, submitted_bytes, max_folio_bytes, dirty_blocks, whole_folio_dirty_events}' <<<"$view")"
 	e2e_note_layout "$name" "$view"
 	e2e_compare "$name" "$(jq -c .totals <<<"$view")" "$truth" "${TRUTH_FIELDS[@]}"
+	e2e_check "$name.per_folio.submitted_blocks" \
+		"$(jq -cS '.totals.per_folio.submitted_blocks' <<<"$view")" \
+		"$(jq -cS '.per_folio.submitted_blocks' <<<"$truth")"
+	e2e_check "$name.per_folio.folio_bytes" \
+		"$(jq -cS '.totals.per_folio.folio_bytes' <<<"$view")" \
+		"$(jq -cS '.per_folio.folio_bytes' <<<"$truth")"
 	e2e_check_constraints "$name" "$view" "$(jq .folios <<<"$truth")" \
 		"$(jq .max_folio_bytes <<<"$truth")"
 	if [[ $(jq '.files | length' <<<"$view") -gt 1 ]]; then

@@ -41,6 +41,14 @@
 
 static long page_size;
 
+/* A histogram kept exactly: distinct values and how often each occurred. */
+#define MAX_VALUES 128
+struct value_counts {
+	size_t n;
+	uint64_t value[MAX_VALUES];
+	uint64_t count[MAX_VALUES];
+};
+
 /* The figures a tool reports for one file (bytes derive from blocks). */
 struct counters {
 	uint64_t app_dirty_blocks;	/* blocks touched by write(2) */
@@ -50,6 +58,9 @@ struct counters {
 	uint64_t folio_bytes;		/* sum of their sizes */
 	uint64_t max_folio_bytes;
 	uint64_t submitted_blocks;
+	/* Per folio written back: dirty (= submitted) blocks, folio size. */
+	struct value_counts per_folio_blocks;
+	struct value_counts per_folio_bytes;
 };
 
 struct expect {
@@ -249,6 +260,114 @@ static size_t containing_folios(const struct expect *e,
 	return m;
 }
 
+static void value_add(struct value_counts *vc, uint64_t value, uint64_t count)
+{
+	size_t i;
+
+	for (i = 0; i < vc->n && vc->value[i] != value; i++)
+		;
+	if (i == vc->n) {
+		if (vc->n == MAX_VALUES)
+			die("more than %d distinct per-folio values", MAX_VALUES);
+		vc->value[vc->n] = value;
+		vc->count[vc->n++] = 0;
+	}
+	vc->count[i] += count;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The folios @r touches: from @lo, or (NULL) the pages, order-0. */
+static size_t touched_folios(const struct byte_range *r, size_t n,
+			     const struct folio_layout *lo,
+			     struct byte_range **out)
+{
+	uint64_t *pages = NULL, np = 0, p;
+	size_t i, m = 0;
+
+	if (lo) {
+		*out = calloc(lo->nr ? lo->nr : 1, sizeof(**out));
+		if (!*out)
+			die("out of memory");
+		for (i = 0; i < lo->nr; i++) {
+			if (groups_touched(r, n, &lo->folios[i], 1, NULL, NULL))
+				(*out)[m++] = lo->folios[i];
+		}
+		return m;
+	}
+	for (i = 0; i < n; i++) {
+		if (!r[i].len)
+			continue;
+		for (p = r[i].off / page_size;
+		     p <= (r[i].off + r[i].len - 1) / page_size; p++) {
+			pages = realloc(pages, (np + 1) * sizeof(*pages));
+			if (!pages)
+				die("out of memory");
+			pages[np++] = p;
+		}
+	}
+	qsort(pages, np, sizeof(*pages), cmp_u64);
+	*out = calloc(np ? np : 1, sizeof(**out));
+	if (!*out)
+		die("out of memory");
+	for (i = 0; i < np; i++) {
+		if (i && pages[i] == pages[i - 1])
+			continue;
+		(*out)[m++] = (struct byte_range){ pages[i] * page_size, page_size };
+	}
+	free(pages);
+	return m;
+}
+
+/*
+ * Per-folio figures of one epoch: each touched folio's dirty blocks (the
+ * written ranges clipped to it, or for mmap the whole folio up to the last
+ * block of the file) and its size.  Returns the sum of the dirty blocks.
+ */
+static uint64_t add_per_folio(const struct expect *e, struct counters *c,
+			      const struct byte_range *r, size_t n,
+			      bool is_mmap, const struct folio_layout *lo)
+{
+	uint64_t bs = e->block_size, eof = (file_size(e) + bs - 1) / bs * bs;
+	struct byte_range *folios, *clip = calloc(n ? n : 1, sizeof(*clip));
+	uint64_t total = 0, blocks;
+	size_t nf, f, i, m;
+
+	if (!clip)
+		die("out of memory");
+	nf = touched_folios(r, n, lo, &folios);
+	for (f = 0; f < nf; f++) {
+		uint64_t fs = folios[f].off, fe = fs + folios[f].len;
+
+		m = 0;
+		if (is_mmap) {
+			clip[m].off = fs;
+			clip[m++].len = (fe < eof ? fe : eof) - fs;
+		} else {
+			for (i = 0; i < n; i++) {
+				uint64_t s = r[i].off > fs ? r[i].off : fs;
+				uint64_t t = r[i].off + r[i].len < fe ?
+					     r[i].off + r[i].len : fe;
+
+				if (s < t)
+					clip[m++] = (struct byte_range){ s, t - s };
+			}
+		}
+		blocks = units(clip, m, bs);
+		value_add(&c->per_folio_blocks, blocks, 1);
+		value_add(&c->per_folio_bytes, folios[f].len, 1);
+		total += blocks;
+	}
+	free(folios);
+	free(clip);
+	return total;
+}
+
 /*
  * Add one writeback epoch (the I/O between two fsyncs) to @c.  @r are the
  * byte ranges written, by pwrite(2) or (@is_mmap) by one-byte stores through
@@ -280,6 +399,9 @@ static void add_epoch(const struct expect *e, struct counters *c,
 		blocks = units(r, n, e->block_size);
 		c->app_dirty_blocks += blocks;
 	}
+	/* Folios partition the file: the per-folio blocks must add up. */
+	if (add_per_folio(e, c, r, n, is_mmap, lo) != blocks)
+		die("internal: per-folio blocks do not add up to %" PRIu64, blocks);
 	c->dirty_blocks += blocks;
 	c->submitted_blocks += blocks;	/* per-block dirty tracking */
 	c->folios += nfolios;
@@ -314,6 +436,17 @@ static void epoch_done(struct expect *e, const struct byte_range *r, size_t n,
 }
 
 /* ---- output --------------------------------------------------------------- */
+
+static void print_values(const struct value_counts *vc)
+{
+	size_t i;
+
+	printf("{");
+	for (i = 0; i < vc->n; i++)
+		printf("%s\"%" PRIu64 "\":%" PRIu64, i ? "," : "", vc->value[i],
+		       vc->count[i]);
+	printf("}");
+}
 
 /* A ratio, or null when the denominator is 0 (as the tool prints it). */
 static void print_ratio(const char *key, uint64_t num, uint64_t den)
@@ -350,6 +483,19 @@ static void print_counters(const struct expect *e, const struct counters *c,
 	/* The tool's derived figures, as it defines them (user/report.h). */
 	print_ratio("block_rounding", c->app_dirty_blocks * bs, e->app_bytes);
 	print_ratio("folio_amplification", c->submitted_blocks, c->dirty_blocks);
+	if (folios_known) {
+		/* Histograms, exactly: {"value": folios with that value}. */
+		printf(",\"per_folio\":{\"dirty_blocks\":");
+		print_values(&c->per_folio_blocks);
+		printf(",\"submitted_blocks\":");
+		print_values(&c->per_folio_blocks);
+		printf(",\"folio_bytes\":");
+		print_values(&c->per_folio_bytes);
+		/* submitted / dirty is 1 for every folio */
+		printf(",\"folio_amplification\":{\"1\":%" PRIu64 "}}", c->folios);
+	} else {
+		printf(",\"per_folio\":null");
+	}
 }
 
 static void print_layout(const struct expect *e, bool with_expect)
@@ -696,6 +842,14 @@ static int cmd_large(int argc, char **argv)
 
 static void add_counters(struct counters *t, const struct counters *c)
 {
+	size_t i;
+
+	for (i = 0; i < c->per_folio_blocks.n; i++)
+		value_add(&t->per_folio_blocks, c->per_folio_blocks.value[i],
+			  c->per_folio_blocks.count[i]);
+	for (i = 0; i < c->per_folio_bytes.n; i++)
+		value_add(&t->per_folio_bytes, c->per_folio_bytes.value[i],
+			  c->per_folio_bytes.count[i]);
 	t->app_dirty_blocks += c->app_dirty_blocks;
 	t->dirty_blocks += c->dirty_blocks;
 	t->whole_folio_dirty_events += c->whole_folio_dirty_events;

@@ -22,11 +22,11 @@ _xfsloop_log() { echo "xfsloop: $*" >&2; }
 # Undo one fixture described by its temp dir (image at D/img, mount at D/mnt,
 # loop device name in D/loopdev).  Idempotent; tolerant of partial setups.
 _xfsloop_undo() {
-	local dir=$1 mnt loopdev i
+	local dir=$1 mnt loopdev
 
 	mnt=$dir/mnt
 	if mountpoint -q "$mnt" 2>/dev/null; then
-		for i in 1 2 3 4 5; do
+		for _ in 1 2 3 4 5; do
 			umount "$mnt" 2>/dev/null && break
 			sleep 0.5
 		done

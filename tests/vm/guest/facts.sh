@@ -53,13 +53,13 @@ case "$VMCHECK_VARIANT" in
 unpatched)
 	vmtest_check variant_symbols "iomap_dirty_folio present in an unpatched kernel" \
 		sh -c "! grep -q ' iomap_dirty_folio$' /proc/kallsyms"
-	vmtest_check variant_btf "BTF struct iomap_page has no uptodate[]" \
-		grep -q 'uptodate\[\]' /tmp/iomap_page.h
+	vmtest_check variant_btf "BTF struct iomap_page has no uptodate[] member" \
+		grep -q 'uptodate\[' /tmp/iomap_page.h
 	;;
 rfcv4)
 	vmtest_check variant_symbols "iomap_dirty_folio missing from the RFCv4 kernel" \
 		grep -q ' iomap_dirty_folio$' /proc/kallsyms
-	vmtest_check variant_btf "BTF struct iomap_page has no state[]" \
-		grep -q 'state\[\]' /tmp/iomap_page.h
+	vmtest_check variant_btf "BTF struct iomap_page has no state[] member" \
+		grep -q 'state\[' /tmp/iomap_page.h
 	;;
 esac

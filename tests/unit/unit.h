@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A minimal unit-test harness: each check prints "PASS name" or
+ * "FAIL name: detail"; tests/run.sh counts those lines for the closing
+ * "N passed, N failed". A test binary exits 1 when any check failed.
+ */
+#ifndef IOMAPDIRTY_UNIT_H
+#define IOMAPDIRTY_UNIT_H
+
+#include <stdio.h>
+#include <string.h>
+
+static int unit_failures;
+
+#define CHECK(cond, ...) do {						\
+	char _name[512];						\
+	snprintf(_name, sizeof(_name), __VA_ARGS__);			\
+	if (cond) {							\
+		printf("PASS %s\n", _name);				\
+	} else {							\
+		printf("FAIL %s: %s (%s:%d)\n", _name, #cond,		\
+		       __FILE__, __LINE__);				\
+		unit_failures++;					\
+	}								\
+} while (0)
+
+#define CHECK_U64(got, want, ...) do {					\
+	unsigned long long _g = (got), _w = (want);			\
+	char _name[512];						\
+	snprintf(_name, sizeof(_name), __VA_ARGS__);			\
+	if (_g == _w) {							\
+		printf("PASS %s\n", _name);				\
+	} else {							\
+		printf("FAIL %s: got %llu, want %llu (%s:%d)\n", _name,	\
+		       _g, _w, __FILE__, __LINE__);			\
+		unit_failures++;					\
+	}								\
+} while (0)
+
+#define CHECK_STR(got, want, ...) do {					\
+	const char *_g = (got), *_w = (want);				\
+	char _name[512];						\
+	snprintf(_name, sizeof(_name), __VA_ARGS__);			\
+	if (_g && _w && !strcmp(_g, _w)) {				\
+		printf("PASS %s\n", _name);				\
+	} else {							\
+		printf("FAIL %s: got '%s', want '%s' (%s:%d)\n", _name,	\
+		       _g ? _g : "(null)", _w ? _w : "(null)",		\
+		       __FILE__, __LINE__);				\
+		unit_failures++;					\
+	}								\
+} while (0)
+
+#define UNIT_EXIT() return unit_failures ? 1 : 0
+
+#endif
