@@ -30,7 +30,7 @@ USER_SRCS := $(filter-out user/main.c,$(wildcard user/*.c))
 USER_OBJS := $(patsubst user/%.c,$(OUTPUT)/%.o,$(USER_SRCS))
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all clean test unit e2e demo deps
+.PHONY: all clean check unit unit-bins e2e-bins demo deps vmcheck
 all: iomapdirty
 
 $(OUTPUT) $(OUTPUT)/tests:
@@ -57,9 +57,32 @@ $(OUTPUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(USER_OBJS) | $(OUTPUT)/tes
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Itests/unit $< $(USER_OBJS) $(LIBS) -o $@
 
+unit-bins: $(UNIT_TESTS)
+
 unit: $(UNIT_TESTS)
 	$(Q)tests/unit/run.sh $(UNIT_TESTS)
+
+e2e-bins:
+	$(Q)$(MAKE) -s -C tests/e2e
+
+deps:
+	$(Q)scripts/install-deps.sh
+
+# The README's two commands: the main job on an embedded default, and
+# every test. Both install what they need first.
+demo: deps
+	$(Q)$(MAKE) -s all e2e-bins
+	$(Q)scripts/demo.sh
+
+check: deps
+	$(Q)tests/run.sh
+
+vmcheck: deps
+	$(Q)scripts/install-deps.sh --lab
+	$(Q)$(MAKE) -s all
+	$(Q)tests/vm/vmcheck.sh
 
 clean:
 	$(call msg,CLEAN)
 	$(Q)rm -rf $(OUTPUT) iomapdirty
+	$(Q)$(MAKE) -s -C tests/e2e clean

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what iomapdirty needs to build, run and test, from Debian's
+# packages (Debian 12). Idempotent: does nothing when all are present.
+# Usage: scripts/install-deps.sh [--lab]   (--lab: also the kernel lab's)
+set -euo pipefail
+
+pkgs=(clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
+      libncurses-dev xfsprogs fio jq tmux util-linux procps bpftrace)
+if [ "${1:-}" = "--lab" ]; then
+	pkgs+=(linux-source-6.1 build-essential bc bison flex libssl-dev dwarves
+	       qemu-system-x86 busybox-static cpio xz-utils)
+fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "install-deps: all ${#pkgs[@]} packages present"
+	exit 0
+fi
+if [ "$(id -u)" != 0 ]; then
+	echo "install-deps: missing ${missing[*]}; run as root to install" >&2
+	exit 1
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
