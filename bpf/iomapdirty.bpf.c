@@ -42,6 +42,7 @@ const volatile __u32 write_end_proto = WRITE_END_POS;
 const volatile bool write_end_ret_bool = false;
 const volatile __u32 submit_proto = SUBMIT_RANGE;
 const volatile __u32 wb_folio_arg = 0;		/* which argument is the folio */
+const volatile bool track_physical = false;	/* verify: match bios to data */
 
 #define IOMAP_HOLE_TYPE	0	/* IOMAP_HOLE in every kernel since 4.x */
 
@@ -62,7 +63,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
+	__uint(max_entries, 1024);
 	__type(key, __u32);			/* thread id */
 	__type(value, struct wb_ctx);
 } wb_ctxs SEC(".maps");
@@ -80,6 +81,50 @@ struct {
 	__type(key, __u32);			/* dev */
 	__type(value, struct wa_stats);
 } filesystems SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct file_key);
+	__type(value, struct file_path);
+} paths SEC(".maps");
+
+/* Folios that sent clean blocks, by first page: the first offenders. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, struct page_key);
+	__type(value, struct violation);
+} violations SEC(".maps");
+
+/* Verify: physical blocks submitted as data, waiting for their bio. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 131072);
+	__type(key, struct phys_key);
+	__type(value, __u32);			/* filesystem dev */
+} pending_phys SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u32);			/* block device */
+	__type(value, __u32);			/* block bits of its filesystem */
+} dev_block_bits SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u32);			/* block device */
+	__type(value, struct bio_stats);
+} bio_stats_map SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct file_path);
+} path_scratch SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -100,6 +145,7 @@ struct folio_bits {
 	__u64 app[IOMAPDIRTY_MAX_BITMAP_WORDS / 2];	/* blocks written */
 	__u64 kern[IOMAPDIRTY_MAX_BITMAP_WORDS / 2];	/* kernel dirty bits */
 	struct wb_ctx zero_ctx;
+	struct violation zero_violation;
 };
 
 struct {
@@ -200,6 +246,74 @@ static __always_inline __u64 folio_bytes(struct folio *folio)
 	return (1ULL << page_shift) << order;
 }
 
+/* ---------------------------------------------------------------- paths */
+
+struct path_walk {
+	struct dentry *d;
+	struct file_path *fp;
+};
+
+static long path_component_cb(__u64 i, void *data)
+{
+	struct path_walk *w = data;
+	struct dentry *d = w->d;	/* not inside BPF_CORE_READ: not a kernel type */
+	struct dentry *parent = BPF_CORE_READ(d, d_parent);
+	const unsigned char *name;
+
+	if (!parent || parent == d)
+		return 1;		/* the filesystem's root */
+	if (i >= PATH_MAX_COMPONENTS) {
+		w->fp->truncated = 1;
+		return 1;
+	}
+	name = BPF_CORE_READ(d, d_name.name);
+	bpf_probe_read_kernel_str(w->fp->comp[i], PATH_COMPONENT_LEN, name);
+	w->fp->depth = i + 1;
+	w->d = parent;
+	return 0;
+}
+
+static __always_inline struct dentry *inode_dentry(struct inode *inode)
+{
+	struct hlist_node *first = BPF_CORE_READ(inode, i_dentry.first);
+
+	if (!first)
+		return NULL;
+	/* d_alias is the first member of the d_u union */
+	return (void *)first - bpf_core_field_offset(struct dentry, d_u);
+}
+
+/*
+ * Learns where a file is the first time it is seen. 'dentry' may be NULL:
+ * then the inode's first alias is used. The link count is refreshed at
+ * each writeback, so deleted files can be marked.
+ */
+static __always_inline void note_path(struct inode *inode, struct dentry *dentry,
+				      struct file_key *key)
+{
+	struct file_path *fp = bpf_map_lookup_elem(&paths, key);
+	struct path_walk w = {};
+	__u32 zero = 0;
+
+	if (fp) {
+		fp->nlink = BPF_CORE_READ(inode, i_nlink);
+		return;
+	}
+	fp = bpf_map_lookup_elem(&path_scratch, &zero);
+	if (!fp)
+		return;
+	fp->depth = 0;
+	fp->truncated = 0;
+	fp->nlink = BPF_CORE_READ(inode, i_nlink);
+	w.d = dentry ? dentry : inode_dentry(inode);
+	w.fp = fp;
+	if (w.d)
+		bpf_loop(PATH_MAX_COMPONENTS + 1, path_component_cb, &w, 0);
+	if (bpf_map_update_elem(&paths, key, fp, BPF_NOEXIST) &&
+	    !bpf_map_lookup_elem(&paths, key))
+		count(CNT_PATH_MAP_FULL);
+}
+
 /* ---------------------------------------------------------------- write */
 
 struct write_walk {
@@ -258,9 +372,11 @@ static long write_page_cb(__u64 i, void *data)
  * One write of 'bytes' at 'pos'. From iomap_write_end it lies in one
  * folio; from the tracepoint it is a whole write(2), split here by page.
  */
-static __always_inline void record_write(struct inode *inode, __u64 pos, __u64 bytes)
+static __always_inline void record_write(struct inode *inode, struct dentry *dentry,
+					 __u64 pos, __u64 bytes)
 {
 	struct write_walk w = {};
+	struct file_key fkey = {};
 	__u64 pages_spanned;
 
 	count(CNT_WRITE_EVENTS);
@@ -273,6 +389,9 @@ static __always_inline void record_write(struct inode *inode, __u64 pos, __u64 b
 		count(CNT_FILTERED_WRITES);
 		return;
 	}
+	fkey.dev = w.key.dev;
+	fkey.ino = w.key.ino;
+	note_path(inode, dentry, &fkey);
 	w.pos = pos;
 	w.end = pos + bytes;
 	w.block_bits = BPF_CORE_READ(inode, i_blkbits);
@@ -334,6 +453,11 @@ static __always_inline void stats_add(struct wa_stats *s, struct wb_ctx *c,
 	__sync_fetch_and_add(&s->kernel_dirty_blocks, c->kernel_dirty_blocks);
 	__sync_fetch_and_add(&s->bitmap_folios, c->bitmap_read);
 	__sync_fetch_and_add(&s->hole_bytes, c->hole_bytes);
+	__sync_fetch_and_add(&s->violation_blocks, c->violation_blocks);
+	if (c->violation_blocks)
+		__sync_fetch_and_add(&s->violation_folios, 1);
+	__sync_fetch_and_add(&s->unexplained_blocks, c->unexplained_blocks);
+	__sync_fetch_and_add(&s->unchecked_blocks, c->unchecked_blocks);
 	s->last_ns = now;
 }
 
@@ -350,6 +474,21 @@ static __always_inline struct wa_stats *stats_get(void *map, void *key,
 	if (!s)
 		count(full);
 	return s;
+}
+
+static __always_inline void note_violation(struct wb_ctx *c, __u64 dirty)
+{
+	struct violation v = {
+		.first_offset = c->folio_pos + c->first_violation - 1,
+		.clean_blocks = c->violation_blocks,
+		.folio_bytes = c->folio_bytes,
+		.dirty_blocks = dirty,
+	};
+
+	/* the first offenders are kept; once full, later ones are counted */
+	if (bpf_map_update_elem(&violations, &c->key, &v, BPF_NOEXIST) &&
+	    !bpf_map_lookup_elem(&violations, &c->key))
+		count(CNT_VIOLATION_MAP_FULL);
 }
 
 /* Folds one finished folio writeback into totals and histograms. */
@@ -374,6 +513,8 @@ static void finish_folio(struct wb_ctx *c)
 	hist_add(HIST_FOLIO_BYTES, log2_bucket(c->folio_bytes));
 	if (dirty)
 		hist_add(HIST_AMPLIFICATION, amp_bucket(c->submitted_blocks, dirty));
+	if (dirty && c->violation_blocks)
+		note_violation(c, dirty);
 }
 
 static __always_inline void finish_thread_folio(__u32 tid)
@@ -527,6 +668,8 @@ static long count_word_cb(__u64 w, void *data)
 	}
 	c->app_dirty_blocks += popcount64(app);
 	c->other_dirty_blocks += popcount64(dirty & ~app);
+	c->dirty[w] = dirty;
+	c->seen[w] = app | (c->whole_dirty ? first_bits_word(b->eof_blocks, w) : 0);
 	return 0;
 }
 
@@ -576,6 +719,11 @@ static __always_inline void wb_begin(struct inode *inode, struct folio *folio,
 	c->key.dev = dev;
 	c->key.ino = ino;
 	c->key.index = fpos >> page_shift;
+	{
+		struct file_key fkey = { .ino = ino, .dev = dev };
+
+		note_path(inode, NULL, &fkey);
+	}
 	c->folio_pos = fpos;
 	c->folio_bytes = fbytes;
 	c->start_ns = bpf_ktime_get_ns();
@@ -622,12 +770,49 @@ static __always_inline void wb_begin(struct inode *inode, struct folio *folio,
 	}
 }
 
+struct submit_walk {
+	struct wb_ctx *c;
+	__u64 first_block;	/* in the folio */
+	struct phys_key phys;	/* first physical block, when tracked */
+	__u32 fs_dev;
+};
+
+/*
+ * Checks one submitted block against the folio's dirty blocks, and in
+ * verify mode remembers its physical block for the bio that carries it.
+ */
+static long submit_block_cb(__u64 i, void *data)
+{
+	struct submit_walk *w = data;
+	struct wb_ctx *c = w->c;
+	__u64 b = w->first_block + i, word = b / 64, bit = 1ULL << (b % 64);
+
+	if (word >= IOMAPDIRTY_MAX_BITMAP_WORDS / 2)
+		return 1;
+	if (!(c->dirty[word] & bit)) {
+		if (!c->violation_blocks)
+			c->first_violation = (b << c->block_bits) + 1;
+		c->violation_blocks++;
+	} else if (!(c->seen[word] & bit)) {
+		c->unexplained_blocks++;
+	}
+	if (track_physical) {
+		struct phys_key key = w->phys;
+
+		key.block += i;
+		if (bpf_map_update_elem(&pending_phys, &key, &w->fs_dev, BPF_ANY))
+			count(CNT_PHYS_MAP_FULL);
+	}
+	return 0;
+}
+
 /* A range of the current folio goes to the device (or maps a hole). */
 static __always_inline void wb_submit(struct inode *inode, __u64 pos, __u64 len,
 				      struct iomap *iomap)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	__u64 ino, map_len = len, end;
+	__u64 ino, map_len = len, end, nblocks;
+	struct submit_walk w = {};
 	struct wb_ctx *c;
 	__u16 type;
 	__u32 dev;
@@ -643,23 +828,44 @@ static __always_inline void wb_submit(struct inode *inode, __u64 pos, __u64 len,
 	}
 	type = BPF_CORE_READ(iomap, type);
 	if (submit_proto == SUBMIT_PER_BLOCK) {
-		map_len = 1ULL << c->block_bits;
-	} else {
-		if (pos < c->folio_pos || pos >= c->folio_pos + c->folio_bytes) {
-			count(CNT_SUBMIT_WITHOUT_FOLIO);
-			return;
+		/* no offset in this tracepoint: which block is unknown */
+		if (type != IOMAP_HOLE_TYPE) {
+			c->submitted_bytes += 1ULL << c->block_bits;
+			c->submitted_blocks += 1;
+			c->unchecked_blocks += 1;
+		} else {
+			c->hole_bytes += 1ULL << c->block_bits;
 		}
-		/* the same formula the kernel uses right after the tracepoint */
-		end = BPF_CORE_READ(iomap, offset) + BPF_CORE_READ(iomap, length);
-		if (end > pos && end - pos < map_len)
-			map_len = end - pos;
+		return;
 	}
+	if (pos < c->folio_pos || pos >= c->folio_pos + c->folio_bytes) {
+		count(CNT_SUBMIT_WITHOUT_FOLIO);
+		return;
+	}
+	/* the same formula the kernel uses right after the tracepoint */
+	end = BPF_CORE_READ(iomap, offset) + BPF_CORE_READ(iomap, length);
+	if (end > pos && end - pos < map_len)
+		map_len = end - pos;
 	if (type == IOMAP_HOLE_TYPE) {
 		c->hole_bytes += map_len;
 		return;
 	}
+	nblocks = (map_len + (1ULL << c->block_bits) - 1) >> c->block_bits;
 	c->submitted_bytes += map_len;
-	c->submitted_blocks += (map_len + (1ULL << c->block_bits) - 1) >> c->block_bits;
+	c->submitted_blocks += nblocks;
+
+	w.c = c;
+	w.first_block = (pos - c->folio_pos) >> c->block_bits;
+	if (track_physical) {
+		__u64 addr = BPF_CORE_READ(iomap, addr) + (pos - BPF_CORE_READ(iomap, offset));
+		__u32 bits = c->block_bits;
+
+		w.phys.dev = BPF_CORE_READ(iomap, bdev, bd_dev);
+		w.phys.block = addr >> c->block_bits;
+		w.fs_dev = dev;
+		bpf_map_update_elem(&dev_block_bits, &w.phys.dev, &bits, BPF_ANY);
+	}
+	bpf_loop(nblocks, submit_block_cb, &w, 0);
 }
 
 static __always_inline void wb_end(void)
@@ -674,8 +880,9 @@ SEC("raw_tp/xfs_file_buffered_write")
 int BPF_PROG(tp_xfs_buffered_write, struct kiocb *iocb, struct iov_iter *from)
 {
 	struct inode *inode = BPF_CORE_READ(iocb, ki_filp, f_inode);
+	struct dentry *dentry = BPF_CORE_READ(iocb, ki_filp, f_path.dentry);
 
-	record_write(inode, BPF_CORE_READ(iocb, ki_pos), BPF_CORE_READ(from, count));
+	record_write(inode, dentry, BPF_CORE_READ(iocb, ki_pos), BPF_CORE_READ(from, count));
 	return 0;
 }
 
@@ -782,6 +989,68 @@ int BPF_PROG(tp_invalidate, struct inode *inode, loff_t off, u64 len)
 	return 0;
 }
 
+struct bio_walk {
+	struct phys_key key;
+	__u64 matched;
+	__u64 unmatched;
+};
+
+static long bio_block_cb(__u64 i, void *data)
+{
+	struct bio_walk *w = data;
+	struct phys_key key = w->key;
+
+	key.block += i;
+	if (bpf_map_delete_elem(&pending_phys, &key) == 0)
+		w->matched++;
+	else
+		w->unmatched++;
+	return 0;
+}
+
+/* Verify: a write bio reaches the block layer; which of it is our data? */
+SEC("raw_tp/block_bio_queue")
+int BPF_PROG(tp_bio_queue, struct bio *bio)
+{
+	static const struct bio_stats zero;
+	struct bio_walk w = {};
+	struct bio_stats *st;
+	__u64 sector, size;
+	__u32 *bits, dev;
+
+	/* REQ_OP_WRITE is 1 and the op is the low byte of bi_opf */
+	if ((BPF_CORE_READ(bio, bi_opf) & 0xff) != 1)
+		return 0;
+	dev = BPF_CORE_READ(bio, bi_bdev, bd_dev);
+	bits = bpf_map_lookup_elem(&dev_block_bits, &dev);
+	if (!bits)
+		return 0;	/* no data submitted to this device yet */
+	count(CNT_BIO_EVENTS);
+	sector = BPF_CORE_READ(bio, bi_iter.bi_sector);
+	size = BPF_CORE_READ(bio, bi_iter.bi_size);
+	w.key.dev = dev;
+	w.key.block = (sector << 9) >> (*bits & 63);
+	bpf_loop(size >> (*bits & 63), bio_block_cb, &w, 0);
+
+	st = bpf_map_lookup_elem(&bio_stats_map, &dev);
+	if (!st) {
+		bpf_map_update_elem(&bio_stats_map, &dev, &zero, BPF_NOEXIST);
+		st = bpf_map_lookup_elem(&bio_stats_map, &dev);
+		if (!st)
+			return 0;
+	}
+	__sync_fetch_and_add(&st->write_bios, 1);
+	if (w.matched && !w.unmatched)
+		__sync_fetch_and_add(&st->matched_bios, 1);
+	else if (w.matched)
+		__sync_fetch_and_add(&st->partial_bios, 1);
+	else
+		__sync_fetch_and_add(&st->unmatched_bios, 1);
+	__sync_fetch_and_add(&st->matched_bytes, w.matched << (*bits & 63));
+	__sync_fetch_and_add(&st->unmatched_bytes, size - (w.matched << (*bits & 63)));
+	return 0;
+}
+
 static long flush_ctx_cb(struct bpf_map *map, __u32 *tid, struct wb_ctx *c,
 			 __u64 *idle_ns)
 {
@@ -840,7 +1109,7 @@ int BPF_PROG(fexit_write_end, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 	}
 	if (write_end_ret_bool)
 		ret = (ret & 0xff) ? copied : 0;
-	record_write(inode, pos, ret);
+	record_write(inode, NULL, pos, ret);
 	return 0;
 }
 
@@ -894,9 +1163,9 @@ int BPF_KPROBE(kprobe_write_end, void *a0, __u64 a1, __u64 a2, __u64 a3, void *a
 	struct inode *inode = BPF_CORE_READ(iter, inode);
 
 	if (write_end_proto == WRITE_END_POS)	/* (iter, pos, len, copied, folio) */
-		record_write(inode, a1, write_end_bytes(a4, a2, a3));
+		record_write(inode, NULL, a1, write_end_bytes(a4, a2, a3));
 	else					/* (iter, len, copied, folio) */
-		record_write(inode, BPF_CORE_READ(iter, pos),
+		record_write(inode, NULL, BPF_CORE_READ(iter, pos),
 			     write_end_bytes((void *)a3, a1, a2));
 	return 0;
 }

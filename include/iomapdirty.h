@@ -51,6 +51,46 @@ struct file_key {
 	__u32 pad;
 };
 
+/*
+ * Where a file is, from the kernel's dentries at the time it was first
+ * seen: path components from the file up to the filesystem's root
+ * (component 0 is the file's own name). User space joins them under the
+ * mount point and checks whether the file was renamed or deleted since.
+ */
+#define PATH_MAX_COMPONENTS	16
+#define PATH_COMPONENT_LEN	64
+struct file_path {
+	char comp[PATH_MAX_COMPONENTS][PATH_COMPONENT_LEN];
+	__u32 depth;		/* components filled */
+	__u32 truncated;	/* deeper than PATH_MAX_COMPONENTS */
+	__u32 nlink;		/* at the last writeback: 0 means deleted */
+	__u32 pad;
+};
+
+/* One folio written back with blocks that were not dirty. */
+struct violation {
+	__u64 first_offset;	/* file offset of the first clean block sent */
+	__u64 clean_blocks;	/* clean blocks submitted from this folio */
+	__u64 folio_bytes;
+	__u64 dirty_blocks;
+};
+
+/* Block layer, per device: bios matched to submitted data ranges. */
+struct bio_stats {
+	__u64 write_bios;
+	__u64 matched_bios;		/* every block was submitted data */
+	__u64 partial_bios;		/* some blocks were */
+	__u64 unmatched_bios;		/* none were (journal, metadata, ...) */
+	__u64 matched_bytes;
+	__u64 unmatched_bytes;
+};
+
+struct phys_key {
+	__u64 block;		/* physical address >> block bits */
+	__u32 dev;		/* block device */
+	__u32 pad;
+};
+
 /* Accumulated per file and per filesystem; all cumulative. */
 struct wa_stats {
 	__u64 app_bytes;		/* bytes copied in by write(2) */
@@ -73,6 +113,10 @@ struct wa_stats {
 	__u64 kernel_dirty_blocks;	/* read from the kernel's dirty bitmap */
 	__u64 bitmap_folios;		/* folios whose bitmap was read */
 	__u64 hole_bytes;		/* dirty ranges mapped to holes */
+	__u64 violation_blocks;		/* submitted, dirty by no cause seen */
+	__u64 violation_folios;
+	__u64 unexplained_blocks;	/* submitted, dirty only in the kernel */
+	__u64 unchecked_blocks;		/* submitted where blocks are unknown */
 	__u64 last_ns;			/* last update (bpf_ktime_get_ns) */
 };
 
@@ -90,6 +134,12 @@ struct wb_ctx {
 	__u64 submitted_blocks;
 	__u64 submitted_bytes;
 	__u64 hole_bytes;
+	__u64 violation_blocks;
+	__u64 first_violation;		/* folio offset of the first, + 1 */
+	__u64 unexplained_blocks;
+	__u64 unchecked_blocks;
+	__u64 dirty[IOMAPDIRTY_MAX_BITMAP_WORDS / 2];	/* dirty, any cause */
+	__u64 seen[IOMAPDIRTY_MAX_BITMAP_WORDS / 2];	/* by writes or whole */
 	__u32 block_bits;
 	__u32 whole_dirty;
 	__u32 bitmap_read;		/* kernel_dirty_blocks is valid */
@@ -122,6 +172,7 @@ enum counter_id {
 	CNT_FILTERED_WRITES,
 	CNT_FILTERED_FOLIOS,
 	CNT_FLUSHED_CTX,
+	CNT_BIO_EVENTS,
 	/* losses: keep LOSS_FIRST first */
 	CNT_LOSS_FIRST,
 	CNT_PAGE_MAP_FULL = CNT_LOSS_FIRST,
@@ -135,6 +186,9 @@ enum counter_id {
 	CNT_FOLIO_PTR_STALE,
 	CNT_SUBMIT_WITHOUT_FOLIO,
 	CNT_READ_FAILURES,
+	CNT_PATH_MAP_FULL,
+	CNT_VIOLATION_MAP_FULL,
+	CNT_PHYS_MAP_FULL,
 	NR_COUNTERS,
 };
 

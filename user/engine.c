@@ -7,7 +7,10 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include "engine.h"
+#include "fsinfo.h"
 #include "iomapdirty.skel.h"
 
 #define DEFAULT_MAX_PAGES	131072
@@ -38,11 +41,12 @@ static void set_rodata(struct iomapdirty_bpf *skel, const struct plan *p,
 	ro->write_end_ret_bool = p->write_end_ret_bool;
 	ro->submit_proto = p->submit_proto;
 	ro->wb_folio_arg = p->wb_folio_arg;
+	ro->track_physical = o->verify;
 }
 
 /* Turns off every program the plan did not choose; retargets the rest. */
 static int select_programs(struct iomapdirty_bpf *skel, const struct plan *p,
-			   char *err, size_t errlen)
+			   bool verify, char *err, size_t errlen)
 {
 	struct bpf_program *prog;
 
@@ -53,7 +57,7 @@ static int select_programs(struct iomapdirty_bpf *skel, const struct plan *p,
 		for (int i = 0; i < NR_HOOKS; i++)
 			if (p->hooks[i].chosen && !strcmp(p->hooks[i].program, name))
 				h = &p->hooks[i];
-		if (!h) {
+		if (!h || (h == &p->hooks[HOOK_BIO] && !verify)) {
 			bpf_program__set_autoload(prog, false);
 			continue;
 		}
@@ -110,6 +114,7 @@ int engine_open(struct engine *e, const struct plan *p,
 
 	memset(e, 0, sizeof(*e));
 	e->plan = p;
+	e->opts = *o;
 	e->ncpus = libbpf_num_possible_cpus();
 	if (e->ncpus <= 0) {
 		snprintf(err, errlen, "cannot count CPUs");
@@ -125,7 +130,9 @@ int engine_open(struct engine *e, const struct plan *p,
 	set_rodata(e->skel, p, o);
 	bpf_map__set_max_entries(e->skel->maps.pages, max_pages);
 	bpf_map__set_max_entries(e->skel->maps.folio_ptrs, max_pages);
-	ret = select_programs(e->skel, p, err, errlen);
+	bpf_map__set_max_entries(e->skel->maps.pending_phys,
+				 o->verify ? max_pages : 1);
+	ret = select_programs(e->skel, p, o->verify, err, errlen);
 	if (ret)
 		goto fail;
 	ret = iomapdirty_bpf__load(e->skel);
@@ -136,6 +143,8 @@ int engine_open(struct engine *e, const struct plan *p,
 		goto fail;
 	}
 	for (int i = 0; i < NR_HOOKS; i++) {
+		if (i == HOOK_BIO && !o->verify)
+			continue;
 		ret = attach_hook(e, &p->hooks[i], err, errlen);
 		if (ret)
 			goto fail;
@@ -254,4 +263,105 @@ int engine_snapshot(struct engine *e, struct snapshot *s)
 	s->files = arr;
 	qsort(s->files, s->nfiles, sizeof(*s->files), file_entry_cmp);
 	return 0;
+}
+
+const char *const path_state_names[] = {
+	[PATH_OK] = "ok",
+	[PATH_UNKNOWN] = "unknown",
+	[PATH_DELETED] = "deleted",
+	[PATH_MOVED] = "moved",
+	[PATH_TRUNCATED] = "truncated",
+};
+
+enum path_state engine_file_path(struct engine *e, const struct file_key *key,
+				 char *buf, size_t len)
+{
+	struct file_path fp;
+	struct fsinfo fi = {};
+	struct stat st;
+	size_t n = 0;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(e->skel->maps.paths), key, &fp) ||
+	    !fp.depth) {
+		snprintf(buf, len, "[ino %llu]", (unsigned long long)key->ino);
+		return PATH_UNKNOWN;
+	}
+	buf[0] = '\0';
+	fsinfo_lookup_dev(key->dev, &fi);
+	if (fp.truncated)
+		n = snprintf(buf, len, "...");
+	else if (strcmp(fi.mount, "/"))
+		n = snprintf(buf, len, "%s", fi.mount);
+	/* components run from the file up: join them in reverse */
+	for (int i = (int)fp.depth - 1; i >= 0 && n < len; i--) {
+		fp.comp[i][PATH_COMPONENT_LEN - 1] = '\0';
+		n += snprintf(buf + n, len - n, "/%s", fp.comp[i]);
+	}
+	if (fp.nlink == 0)
+		return PATH_DELETED;
+	if (fp.truncated)
+		return PATH_TRUNCATED;
+	if (!fi.mount[0] || stat(buf, &st) ||
+	    kdev_make(major(st.st_dev), minor(st.st_dev)) != key->dev ||
+	    st.st_ino != key->ino)
+		return PATH_MOVED;
+	return PATH_OK;
+}
+
+static int violation_cmp(const void *a, const void *b)
+{
+	const struct violation_entry *x = a, *y = b;
+	int c = file_entry_cmp(&(struct file_key){ x->key.ino, x->key.dev, 0 },
+			       &(struct file_key){ y->key.ino, y->key.dev, 0 });
+
+	if (c)
+		return c;
+	return x->v.first_offset < y->v.first_offset ? -1 :
+	       x->v.first_offset > y->v.first_offset;
+}
+
+int engine_violations(struct engine *e, struct violation_entry *out, int max)
+{
+	int fd = bpf_map__fd(e->skel->maps.violations), n = 0;
+	struct page_key key, prev;
+	void *p = NULL;
+
+	while (n < max && bpf_map_get_next_key(fd, p, &key) == 0) {
+		if (bpf_map_lookup_elem(fd, &key, &out[n].v) == 0)
+			out[n++].key = key;
+		prev = key;
+		p = &prev;
+	}
+	qsort(out, n, sizeof(*out), violation_cmp);
+	return n;
+}
+
+int engine_bio_stats(struct engine *e, struct bio_entry *out, int max)
+{
+	int fd = bpf_map__fd(e->skel->maps.bio_stats_map), n = 0;
+	uint32_t key, prev;
+	void *p = NULL;
+
+	while (n < max && bpf_map_get_next_key(fd, p, &key) == 0) {
+		if (bpf_map_lookup_elem(fd, &key, &out[n].s) == 0)
+			out[n++].dev = key;
+		prev = key;
+		p = &prev;
+	}
+	return n;
+}
+
+uint64_t engine_pending_blocks(struct engine *e)
+{
+	int fd = bpf_map__fd(e->skel->maps.pending_phys);
+	struct phys_key key, prev;
+	uint64_t n = 0;
+	void *p = NULL;
+
+	while (bpf_map_get_next_key(fd, p, &key) == 0) {
+		n++;
+		prev = key;
+		p = &prev;
+	}
+	return n;
 }

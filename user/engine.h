@@ -19,11 +19,13 @@ struct engine_opts {
 	uint32_t tgid;		/* process whose writes count, 0 for all */
 	const char *comm;	/* command name whose writes count, or NULL */
 	uint32_t max_pages;	/* page records: bounds memory (0: default) */
+	bool verify;		/* also match write bios to submitted data */
 };
 
 struct engine {
 	struct iomapdirty_bpf *skel;
 	const struct plan *plan;
+	struct engine_opts opts;
 	struct bpf_link *links[NR_HOOKS + 1];
 	int nlinks;
 	int ncpus;
@@ -39,6 +41,27 @@ void engine_close(struct engine *e);
 int engine_flush(struct engine *e, uint64_t idle_ns);
 int engine_snapshot(struct engine *e, struct snapshot *s);
 uint32_t engine_max_pages(const struct engine *e);
+
+/* Where a file is: "MOUNT/dir/name", and whether that still holds. */
+enum path_state { PATH_OK, PATH_UNKNOWN, PATH_DELETED, PATH_MOVED, PATH_TRUNCATED };
+enum path_state engine_file_path(struct engine *e, const struct file_key *key,
+				 char *buf, size_t len);
+extern const char *const path_state_names[];
+
+struct violation_entry {
+	struct page_key key;
+	struct violation v;
+};
+/* The first folios that sent clean blocks (at most 'max'), by offset. */
+int engine_violations(struct engine *e, struct violation_entry *out, int max);
+
+struct bio_entry {
+	uint32_t dev;
+	struct bio_stats s;
+};
+int engine_bio_stats(struct engine *e, struct bio_entry *out, int max);
+/* Physical blocks submitted but not yet seen in a bio. */
+uint64_t engine_pending_blocks(struct engine *e);
 
 /* Kernel dev_t encoding, as in the kernel's MKDEV(). */
 static inline uint32_t kdev_make(unsigned int major, unsigned int minor)

@@ -21,6 +21,7 @@ const char *const hook_names[NR_HOOKS] = {
 	[HOOK_SUBMIT] = "submit",
 	[HOOK_FOLIO_PTR] = "folio_pointer",
 	[HOOK_INVALIDATE] = "invalidate",
+	[HOOK_BIO] = "block_bio",
 };
 
 static void append(char *buf, size_t len, const char *fmt, ...)
@@ -325,6 +326,17 @@ static void plan_helpers(const struct kfacts *f, struct plan *p)
 	else
 		snprintf(h->note, sizeof(h->note), "records of truncated dirty pages "
 			 "stay until their map slots are needed");
+
+	h = &p->hooks[HOOK_BIO];
+	if (p->submit_proto == SUBMIT_PER_BLOCK) {
+		snprintf(h->note, sizeof(h->note), "verify cannot match bios: the "
+			 "per-block submit tracepoint has no file offset");
+	} else if (tp_usable(f, "block_bio_queue", h) &&
+		   proto_is(&facts_tp(f, "block_bio_queue")->proto, 1, "bio*")) {
+		choose(h, MECH_TRACEPOINT, "block_bio_queue", "tp_bio_queue");
+		snprintf(h->note, sizeof(h->note), "verify only: write bios matched "
+			 "to submitted blocks by physical address");
+	}
 }
 
 static void classify(const struct kfacts *f, struct plan *p)

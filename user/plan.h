@@ -22,6 +22,7 @@ enum hook {
 	HOOK_SUBMIT,		/* ranges submitted to the device */
 	HOOK_FOLIO_PTR,		/* tracepoint mode: learn folio pointers */
 	HOOK_INVALIDATE,	/* dirty data thrown away: forget records */
+	HOOK_BIO,		/* verify: write bios at the block layer */
 	NR_HOOKS,
 };
 

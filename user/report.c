@@ -206,6 +206,10 @@ void stats_write_json(struct json *j, const struct wa_stats *s)
 	json_kv_u64(j, "submitted_bytes", s->submitted_bytes);
 	json_kv_u64(j, "unseen_submitted_blocks", s->unseen_submitted_blocks);
 	json_kv_u64(j, "hole_bytes", s->hole_bytes);
+	json_kv_u64(j, "violation_blocks", s->violation_blocks);
+	json_kv_u64(j, "violation_folios", s->violation_folios);
+	json_kv_u64(j, "unexplained_blocks", s->unexplained_blocks);
+	json_kv_u64(j, "unchecked_blocks", s->unchecked_blocks);
 	json_kv_u64(j, "kernel_dirty_blocks", s->kernel_dirty_blocks);
 	json_kv_u64(j, "bitmap_folios", s->bitmap_folios);
 	json_kv_ratio(j, "block_rounding", s->app_dirty_bytes, s->app_bytes);

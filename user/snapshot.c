@@ -15,6 +15,7 @@ const char *const counter_names[NR_COUNTERS] = {
 	[CNT_FILTERED_WRITES] = "filtered_writes",
 	[CNT_FILTERED_FOLIOS] = "filtered_folios",
 	[CNT_FLUSHED_CTX] = "flushed_contexts",
+	[CNT_BIO_EVENTS] = "bio_events",
 	[CNT_PAGE_MAP_FULL] = "page_map_full",
 	[CNT_FILE_MAP_FULL] = "file_map_full",
 	[CNT_FS_MAP_FULL] = "fs_map_full",
@@ -26,6 +27,9 @@ const char *const counter_names[NR_COUNTERS] = {
 	[CNT_FOLIO_PTR_STALE] = "folio_pointer_stale",
 	[CNT_SUBMIT_WITHOUT_FOLIO] = "submit_without_folio",
 	[CNT_READ_FAILURES] = "read_failures",
+	[CNT_PATH_MAP_FULL] = "path_map_full",
+	[CNT_VIOLATION_MAP_FULL] = "violation_map_full",
+	[CNT_PHYS_MAP_FULL] = "physical_map_full",
 };
 
 void snapshot_free(struct snapshot *s)
@@ -39,7 +43,8 @@ void snapshot_free(struct snapshot *s)
 	X(app_bytes) X(write_calls) X(app_dirty_blocks) X(other_dirty_blocks) \
 	X(dirty_blocks) X(app_dirty_bytes) X(dirty_bytes) X(whole_folio_dirty_events) X(other_dirty_folios) \
 	X(folios) X(folios_no_dirty_seen) X(folio_bytes) X(submitted_blocks) \
-	X(submitted_bytes) X(unseen_submitted_blocks) X(kernel_dirty_blocks) X(bitmap_folios) X(hole_bytes)
+	X(submitted_bytes) X(unseen_submitted_blocks) X(kernel_dirty_blocks) X(bitmap_folios) X(hole_bytes) \
+	X(violation_blocks) X(violation_folios) X(unexplained_blocks) X(unchecked_blocks)
 
 void stats_sub(struct wa_stats *out, const struct wa_stats *a,
 	       const struct wa_stats *b)

@@ -51,6 +51,11 @@ struct value_counts {
 
 /* The figures a tool reports for one file (bytes derive from blocks). */
 struct counters {
+	/*
+	 * Write calls as the tool counts them: per folio, the calls that
+	 * touched it, summed; a write spanning k folios counts k times.
+	 */
+	uint64_t folio_write_calls;
 	uint64_t app_dirty_blocks;	/* blocks touched by write(2) */
 	uint64_t dirty_blocks;		/* blocks dirtied, by any means */
 	uint64_t whole_folio_dirty_events;
@@ -398,6 +403,13 @@ static void add_epoch(const struct expect *e, struct counters *c,
 	} else {
 		blocks = units(r, n, e->block_size);
 		c->app_dirty_blocks += blocks;
+		for (size_t i = 0; i < n; i++) {	/* one range per call */
+			uint64_t b, mx;
+
+			c->folio_write_calls += lo ?
+				groups_touched(&r[i], 1, lo->folios, lo->nr, &b, &mx) :
+				units(&r[i], 1, page_size);
+		}
 	}
 	/* Folios partition the file: the per-folio blocks must add up. */
 	if (add_per_folio(e, c, r, n, is_mmap, lo) != blocks)
@@ -462,11 +474,12 @@ static void print_counters(const struct expect *e, const struct counters *c,
 {
 	uint64_t bs = e->block_size;
 
+	printf("\"write_syscalls\":%" PRIu64 ",", e->write_calls);
 	printf("\"app_bytes\":%" PRIu64 ",\"write_calls\":%" PRIu64
 	       ",\"app_dirty_blocks\":%" PRIu64 ",\"app_dirty_bytes\":%" PRIu64
 	       ",\"other_dirty_blocks\":%" PRIu64 ",\"dirty_blocks\":%" PRIu64
 	       ",\"dirty_bytes\":%" PRIu64 ",\"whole_folio_dirty_events\":%" PRIu64,
-	       e->app_bytes, e->write_calls, c->app_dirty_blocks,
+	       e->app_bytes, c->folio_write_calls, c->app_dirty_blocks,
 	       c->app_dirty_blocks * bs, c->dirty_blocks - c->app_dirty_blocks,
 	       c->dirty_blocks, c->dirty_blocks * bs,
 	       c->whole_folio_dirty_events);
@@ -536,11 +549,29 @@ static void print_layout(const struct expect *e, bool with_expect)
 	printf("}");
 }
 
+static void print_json_string(const char *str)
+{
+	const unsigned char *c;
+
+	putchar('"');
+	for (c = (const unsigned char *)str; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			printf("\\%c", *c);
+		else if (*c < 0x20)
+			printf("\\u%04x", *c);
+		else
+			putchar(*c);
+	}
+	putchar('"');
+}
+
 /* Context, then the figures from offsets, then the measured-layout ones. */
 static void print_file(const struct expect *e)
 {
-	printf("\"path\":\"%s\",\"dev\":\"%u:%u\",\"ino\":%" PRIu64,
-	       e->path, major(e->dev), minor(e->dev), (uint64_t)e->ino);
+	printf("\"path\":");
+	print_json_string(e->path);
+	printf(",\"dev\":\"%u:%u\",\"ino\":%" PRIu64,
+	       major(e->dev), minor(e->dev), (uint64_t)e->ino);
 	printf(",\"block_size\":%" PRIu64 ",\"page_size\":%ld,\"file_bytes\":%" PRIu64 ",",
 	       e->block_size, page_size, file_size(e));
 	print_counters(e, &e->calc, e->folios_known);
@@ -853,6 +884,7 @@ static void add_counters(struct counters *t, const struct counters *c)
 	t->app_dirty_blocks += c->app_dirty_blocks;
 	t->dirty_blocks += c->dirty_blocks;
 	t->whole_folio_dirty_events += c->whole_folio_dirty_events;
+	t->folio_write_calls += c->folio_write_calls;
 	t->folios += c->folios;
 	t->folio_bytes += c->folio_bytes;
 	t->submitted_blocks += c->submitted_blocks;

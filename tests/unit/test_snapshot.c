@@ -52,6 +52,17 @@ int main(void)
 	s.dirty_blocks = 56;
 	CHECK_U64(stats_amplified_blocks(&s), 56,
 		  "folios dirtied before attach are kept out of amplification");
+	{
+		int unnamed = 0;
+
+		for (int i = 0; i < NR_COUNTERS; i++)
+			unnamed += counter_names[i] == NULL;
+		CHECK_U64(unnamed, 0, "every counter has a name for the outputs");
+		unnamed = 0;
+		for (int i = 0; i < NR_HISTS; i++)
+			unnamed += !hist_names[i] || !hist_units[i];
+		CHECK_U64(unnamed, 0, "every histogram has a name and a unit");
+	}
 	snapshot_free(&a);
 	snapshot_free(&b);
 	UNIT_EXIT();
