@@ -144,6 +144,8 @@ struct wb_ctx {
 	__u32 whole_dirty;
 	__u32 bitmap_read;		/* kernel_dirty_blocks is valid */
 	__u32 counted;			/* this folio passes the filters */
+	__u32 checkable;		/* its whole dirty state is known */
+	__u32 pad;
 };
 
 /* Histograms: log2 buckets (see buckets.h), one row of buckets each. */
@@ -173,6 +175,7 @@ enum counter_id {
 	CNT_FILTERED_FOLIOS,
 	CNT_FLUSHED_CTX,
 	CNT_BIO_EVENTS,
+	CNT_SIMULATED_FOLIOS,
 	/* losses: keep LOSS_FIRST first */
 	CNT_LOSS_FIRST,
 	CNT_PAGE_MAP_FULL = CNT_LOSS_FIRST,

@@ -8,6 +8,8 @@
 
 int cmd_probes(int argc, char **argv);
 int cmd_hist(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
 
 /* argp child for --mount, --dev, --pid, --comm, --mode, --max-pages. */
 extern const struct argp filter_argp;

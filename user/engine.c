@@ -42,6 +42,7 @@ static void set_rodata(struct iomapdirty_bpf *skel, const struct plan *p,
 	ro->submit_proto = p->submit_proto;
 	ro->wb_folio_arg = p->wb_folio_arg;
 	ro->track_physical = o->verify;
+	ro->simulate_clean_every = o->simulate_clean_every;
 }
 
 /* Turns off every program the plan did not choose; retargets the rest. */

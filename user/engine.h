@@ -20,6 +20,7 @@ struct engine_opts {
 	const char *comm;	/* command name whose writes count, or NULL */
 	uint32_t max_pages;	/* page records: bounds memory (0: default) */
 	bool verify;		/* also match write bios to submitted data */
+	uint32_t simulate_clean_every;	/* verify --simulate-clean N */
 };
 
 struct engine {

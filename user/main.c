@@ -21,6 +21,8 @@ static const struct {
 } commands[] = {
 	{ "probes", cmd_probes, "show the attach plan for this kernel" },
 	{ "hist", cmd_hist, "live write-amplification histograms" },
+	{ "run", cmd_run, "measure while a command (e.g. fio) runs" },
+	{ "verify", cmd_verify, "prove that only dirty blocks reach the device" },
 };
 
 static void usage(FILE *out)
@@ -30,7 +32,8 @@ static void usage(FILE *out)
 		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].help);
 	fprintf(out, "\n`iomapdirty COMMAND --help` for its options. Exit codes: 0 ok, "
 		"1 verify found violations,\n2 usage, 3 unsupported kernel, "
-		"4 no privilege, 5 bad target, 6 runtime failure.\n");
+		"4 no privilege, 5 bad target, 6 runtime failure, 7 another instance\n"
+		"running; run exits with its command's status (127: not started).\n");
 }
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)

@@ -12,6 +12,7 @@ enum {
 	OPT_COMM = 0x100,
 	OPT_MODE,
 	OPT_MAX_PAGES,
+	OPT_SHARED,
 };
 
 static const struct argp_option filter_options[] = {
@@ -23,6 +24,8 @@ static const struct argp_option filter_options[] = {
 	  "auto (default), fentry, kprobe or tracepoint", 1 },
 	{ "max-pages", OPT_MAX_PAGES, "N", 0,
 	  "Page records kept in the kernel (bounds memory; default 131072)", 1 },
+	{ "shared", OPT_SHARED, NULL, 0,
+	  "Run even if another iomapdirty instance is running", 1 },
 	{},
 };
 
@@ -91,6 +94,9 @@ static error_t filter_parse(int key, char *arg, struct argp_state *state)
 		if (parse_u64(arg, 1024, 1 << 26, &v))
 			argp_error(state, "--max-pages wants 1024 to 67108864");
 		o->max_pages = v;
+		break;
+	case OPT_SHARED:
+		o->shared = true;
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Common start-up of the observing subcommands: see session.h. */
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -11,16 +13,19 @@
 
 volatile sig_atomic_t session_exiting;
 volatile sig_atomic_t session_signal;
+volatile sig_atomic_t session_signal_pid;
 
-static void on_signal(int sig)
+static void on_signal(int sig, siginfo_t *info, void *uctx)
 {
 	session_exiting = 1;
 	session_signal = sig;
+	/* 0 when the terminal sent it (to the whole process group) */
+	session_signal_pid = info ? info->si_pid : 0;
 }
 
 void session_install_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO };
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -73,19 +78,60 @@ static void print_plan_line(const struct plan *p)
 	}
 }
 
+#define LOCK_PATH	"/run/lock/iomapdirty.lock"
+
+/*
+ * One instance at a time unless --shared: a second set of probes doubles
+ * the cost on the writes being measured and skews a benchmark.
+ */
+static int take_lock(struct session *s, bool shared)
+{
+	char buf[32];
+	int fd, n;
+
+	if (shared)
+		return EXIT_OK;
+	fd = open(LOCK_PATH, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		fd = open("/run/iomapdirty.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return EXIT_OK;		/* no lock directory: nothing to guard */
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		n = pread(fd, buf, sizeof(buf) - 1, 0);
+		buf[n > 0 ? n : 0] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		fprintf(stderr, "iomapdirty: another instance is running (pid %s); its "
+			"probes would add to this one's cost. Stop it, or pass --shared\n",
+			buf[0] ? buf : "unknown");
+		close(fd);
+		return EXIT_BUSY;
+	}
+	n = snprintf(buf, sizeof(buf), "%d\n", getpid());
+	if (ftruncate(fd, 0) == 0 && pwrite(fd, buf, n, 0) != n)
+		fprintf(stderr, "iomapdirty: cannot write %s\n", LOCK_PATH);
+	s->lock_fd = fd;
+	return EXIT_OK;
+}
+
 int session_start(struct session *s, const struct session_opts *o)
 {
 	struct engine_opts eo = {
 		.tgid = o->tgid, .comm = o->comm, .max_pages = o->max_pages,
+		.verify = o->verify,
+		.simulate_clean_every = o->simulate_clean_every,
 	};
 	char err[512];
 	int ret;
 
 	memset(s, 0, sizeof(*s));
+	s->lock_fd = -1;
 	if (session_check_privileges(err, sizeof(err))) {
 		fprintf(stderr, "iomapdirty: %s\n", err);
 		return EXIT_PRIVILEGE;
 	}
+	ret = take_lock(s, o->shared);
+	if (ret)
+		return ret;
 	if (o->mount || o->dev) {
 		ret = o->mount ? fsinfo_from_path(o->mount, &s->fs, err, sizeof(err)) :
 				 fsinfo_from_dev(o->dev, &s->fs, err, sizeof(err));
@@ -122,4 +168,7 @@ void session_stop(struct session *s)
 	if (s->engine_open)
 		engine_close(&s->engine);
 	s->engine_open = false;
+	if (s->lock_fd >= 0)
+		close(s->lock_fd);	/* releases the flock */
+	s->lock_fd = -1;
 }

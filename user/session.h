@@ -22,6 +22,9 @@ struct session_opts {
 	const char *comm;
 	uint32_t max_pages;
 	bool quiet;		/* no plan on stderr */
+	bool shared;		/* run alongside another instance */
+	bool verify;		/* match bios to submitted data */
+	uint32_t simulate_clean_every;
 };
 
 struct session {
@@ -30,10 +33,12 @@ struct session {
 	struct fsinfo fs;	/* valid when fs.dev != 0 */
 	struct engine engine;
 	bool engine_open;
+	int lock_fd;
 };
 
 extern volatile sig_atomic_t session_exiting;
 extern volatile sig_atomic_t session_signal;
+extern volatile sig_atomic_t session_signal_pid;	/* sender, 0 for a tty */
 
 void session_install_signals(void);
 /* Sleeps up to 'seconds'; returns early when a signal asked to exit. */

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+/*
+ * iomapdirty run [options] -- CMD [ARGS...]: attach, run the command (a
+ * fio job, typically), and when it exits print the summary and histograms
+ * of exactly that run; exit with the command's own status.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "commands.h"
+#include "exitcodes.h"
+#include "report.h"
+
+struct run_args {
+	struct session_opts so;
+	const char *json_file;
+	bool quiet;
+	char **cmd;
+};
+
+enum { OPT_JSON = 0x400, OPT_QUIET };
+
+static const struct argp_option run_options[] = {
+	{ "json", OPT_JSON, "FILE", 0,
+	  "Also write the summary as JSON to FILE (written whole, or not at all)", 0 },
+	{ "quiet", OPT_QUIET, NULL, 0, "No text summary on stdout", 0 },
+	{},
+};
+
+static error_t run_parse(int key, char *arg, struct argp_state *state)
+{
+	struct run_args *a = state->input;
+
+	switch (key) {
+	case OPT_JSON:
+		a->json_file = arg;
+		break;
+	case OPT_QUIET:
+		a->quiet = true;
+		break;
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &a->so;
+		break;
+	case ARGP_KEY_ARGS:
+		a->cmd = state->argv + state->next;
+		break;
+	case ARGP_KEY_NO_ARGS:
+		argp_error(state, "no command given: iomapdirty run [OPTIONS] -- CMD [ARGS...]");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* The child: exec, or report errno through the close-on-exec pipe. */
+static void exec_child(char **cmd, int err_fd)
+{
+	int e;
+
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	execvp(cmd[0], cmd);
+	e = errno;
+	if (write(err_fd, &e, sizeof(e)) != sizeof(e))
+		_exit(EXIT_NOEXEC);
+	_exit(EXIT_NOEXEC);
+}
+
+/*
+ * Waits for the child. A SIGINT or SIGTERM sent to iomapdirty by another
+ * process is passed on; one from the terminal already reached the child
+ * (same process group), so it is not sent twice.
+ */
+static int wait_child(pid_t pid, int *status)
+{
+	bool forwarded = false;
+
+	for (;;) {
+		if (waitpid(pid, status, 0) == pid)
+			return 0;
+		if (errno != EINTR)
+			return -1;
+		if (session_exiting && !forwarded && session_signal_pid) {
+			kill(pid, session_signal);
+			forwarded = true;
+		}
+	}
+}
+
+/* Writes FILE.tmp then renames it: readers never see a partial file. */
+static int write_json_file(const char *path, struct session *s, const struct snapshot *d)
+{
+	struct report_ctx rc = {
+		.plan = &s->plan, .target_dev = s->fs.dev,
+		.max_pages = engine_max_pages(&s->engine),
+	};
+	char tmp[4096];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, getpid());
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "iomapdirty: %s: %s\n", tmp, strerror(errno));
+		return -1;
+	}
+	report_json(f, "run", 0, d, &rc);
+	if (ferror(f) | fclose(f) || rename(tmp, path)) {
+		fprintf(stderr, "iomapdirty: cannot write %s: %s\n", path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+static int child_exit_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return EXIT_RUNTIME;
+}
+
+static int run_command(struct session *s, const struct run_args *a)
+{
+	struct report_ctx rc = { .plan = &s->plan, .target_dev = s->fs.dev };
+	struct snapshot cur, d, zero = {};
+	int pipefd[2], status = 0, child_errno = 0, ret;
+	pid_t pid;
+
+	if (pipe2(pipefd, O_CLOEXEC)) {
+		perror("iomapdirty: pipe");
+		return EXIT_RUNTIME;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		perror("iomapdirty: fork");
+		return EXIT_RUNTIME;
+	}
+	if (pid == 0)
+		exec_child(a->cmd, pipefd[1]);
+	close(pipefd[1]);
+	if (read(pipefd[0], &child_errno, sizeof(child_errno)) != sizeof(child_errno))
+		child_errno = 0;	/* EOF: exec succeeded */
+	close(pipefd[0]);
+	if (wait_child(pid, &status)) {
+		perror("iomapdirty: waitpid");
+		return EXIT_RUNTIME;
+	}
+	if (child_errno) {
+		fprintf(stderr, "iomapdirty: cannot run '%s': %s\n", a->cmd[0],
+			strerror(child_errno));
+		return EXIT_NOEXEC;
+	}
+	ret = child_exit_code(status);
+
+	engine_flush(&s->engine, 0);
+	if (engine_snapshot(&s->engine, &cur) || snapshot_delta(&cur, &zero, &d)) {
+		fprintf(stderr, "iomapdirty: reading the counters failed\n");
+		return EXIT_RUNTIME;
+	}
+	if (!a->quiet) {
+		rc.max_pages = engine_max_pages(&s->engine);
+		report_header_text(stdout, &rc);
+		report_text(stdout, "run summary", &d, &rc);
+		printf("\ncommand exited with status %d\n", ret);
+	}
+	if (a->json_file && write_json_file(a->json_file, s, &d))
+		ret = ret ? ret : EXIT_RUNTIME;
+	snapshot_free(&cur);
+	snapshot_free(&d);
+	return ret;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	static const struct argp_child children[] = {
+		{ &filter_argp, 0, "Filters and probes:", 1 },
+		{},
+	};
+	static const struct argp argp = {
+		run_options, run_parse, "-- CMD [ARGS...]",
+		"Measure write amplification while CMD runs; exit with its status.",
+		children, NULL, NULL,
+	};
+	struct run_args a = { .so.mode = MODE_AUTO };
+	struct session s;
+	int ret;
+
+	filter_opts_target = &a.so;
+	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
+	session_install_signals();
+	ret = session_start(&s, &a.so);
+	if (ret == EXIT_OK)
+		ret = run_command(&s, &a);
+	session_stop(&s);
+	return ret;
+}
