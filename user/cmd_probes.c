@@ -119,5 +119,7 @@ int cmd_probes(int argc, char **argv)
 		       "live facts and trial attaches");
 		plan_print_text(&plan, stdout);
 	}
+	if (!plan.ok)
+		fprintf(stderr, "iomapdirty: %s\n", plan.error);
 	return plan.ok ? EXIT_OK : EXIT_UNSUPPORTED;
 }
