@@ -296,20 +296,22 @@ static __always_inline struct dentry *inode_dentry(struct inode *inode)
  * then the inode's first alias is used. The link count is refreshed at
  * each writeback, so deleted files can be marked.
  */
-static __always_inline void note_path(struct inode *inode, struct dentry *dentry,
-				      struct file_key *key)
+__noinline int note_path(__u64 inode_ptr, __u64 dentry_ptr, __u32 dev, __u64 ino)
 {
+	struct inode *inode = (void *)inode_ptr;
+	struct dentry *dentry = (void *)dentry_ptr;
+	struct file_key fkey = { .ino = ino, .dev = dev }, *key = &fkey;
 	struct file_path *fp = bpf_map_lookup_elem(&paths, key);
 	struct path_walk w = {};
 	__u32 zero = 0;
 
 	if (fp) {
 		fp->nlink = BPF_CORE_READ(inode, i_nlink);
-		return;
+		return 0;
 	}
 	fp = bpf_map_lookup_elem(&path_scratch, &zero);
 	if (!fp)
-		return;
+		return 0;
 	fp->depth = 0;
 	fp->truncated = 0;
 	fp->nlink = BPF_CORE_READ(inode, i_nlink);
@@ -320,6 +322,7 @@ static __always_inline void note_path(struct inode *inode, struct dentry *dentry
 	if (bpf_map_update_elem(&paths, key, fp, BPF_NOEXIST) &&
 	    !bpf_map_lookup_elem(&paths, key))
 		count(CNT_PATH_MAP_FULL);
+	return 0;
 }
 
 /* ---------------------------------------------------------------- write */
@@ -384,7 +387,6 @@ static __always_inline void record_write(struct inode *inode, struct dentry *den
 					 __u64 pos, __u64 bytes)
 {
 	struct write_walk w = {};
-	struct file_key fkey = {};
 	__u64 pages_spanned;
 
 	count(CNT_WRITE_EVENTS);
@@ -397,9 +399,7 @@ static __always_inline void record_write(struct inode *inode, struct dentry *den
 		count(CNT_FILTERED_WRITES);
 		return;
 	}
-	fkey.dev = w.key.dev;
-	fkey.ino = w.key.ino;
-	note_path(inode, dentry, &fkey);
+	note_path((__u64)inode, (__u64)dentry, w.key.dev, w.key.ino);
 	w.pos = pos;
 	w.end = pos + bytes;
 	w.block_bits = BPF_CORE_READ(inode, i_blkbits);
@@ -499,17 +499,25 @@ static __always_inline void note_violation(struct wb_ctx *c, __u64 dirty)
 		count(CNT_VIOLATION_MAP_FULL);
 }
 
-/* Folds one finished folio writeback into totals and histograms. */
-static void finish_folio(struct wb_ctx *c)
+/*
+ * Folds one finished folio writeback into totals and histograms. A global
+ * function: the verifier checks it once, not at every caller.
+ */
+__noinline int finish_folio(struct wb_ctx *c)
 {
-	struct file_key fkey = { .ino = c->key.ino, .dev = c->key.dev };
-	__u64 now = bpf_ktime_get_ns();
-	__u64 dirty = c->app_dirty_blocks + c->other_dirty_blocks;
+	struct file_key fkey = {};
 	struct wa_stats *s;
-	__u32 dev = c->key.dev;
+	__u64 now, dirty;
+	__u32 dev;
 
-	if (!c->counted)
-		return;
+	/* a global function's pointer argument may be NULL: check first */
+	if (!c || !c->counted)
+		return 0;
+	fkey.ino = c->key.ino;
+	fkey.dev = c->key.dev;
+	dev = c->key.dev;
+	now = bpf_ktime_get_ns();
+	dirty = c->app_dirty_blocks + c->other_dirty_blocks;
 	s = stats_get(&files, &fkey, CNT_FILE_MAP_FULL);
 	if (s)
 		stats_add(s, c, dirty, now);
@@ -523,6 +531,7 @@ static void finish_folio(struct wb_ctx *c)
 		hist_add(HIST_AMPLIFICATION, amp_bucket(c->submitted_blocks, dirty));
 	if (dirty && c->violation_blocks)
 		note_violation(c, dirty);
+	return 0;
 }
 
 static __always_inline void finish_thread_folio(__u32 tid)
@@ -727,11 +736,7 @@ static __always_inline void wb_begin(struct inode *inode, struct folio *folio,
 	c->key.dev = dev;
 	c->key.ino = ino;
 	c->key.index = fpos >> page_shift;
-	{
-		struct file_key fkey = { .ino = ino, .dev = dev };
-
-		note_path(inode, NULL, &fkey);
-	}
+	note_path((__u64)inode, 0, dev, ino);
 	c->folio_pos = fpos;
 	c->folio_bytes = fbytes;
 	c->start_ns = bpf_ktime_get_ns();

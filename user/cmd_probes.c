@@ -63,7 +63,7 @@ static int load_facts(const struct probes_args *a, struct kfacts *f)
 			fprintf(stderr, "iomapdirty: %s (or use --no-trial)\n", err);
 			return EXIT_PRIVILEGE;
 		}
-		facts_gather(f, !a->no_trial);
+		facts_gather(f, a->no_trial ? TRIALS_NONE : TRIALS_ALL);
 		return EXIT_OK;
 	}
 	fp = fopen(a->facts_file, "r");
@@ -102,6 +102,7 @@ int cmd_probes(int argc, char **argv)
 		return EXIT_OK;
 	}
 	plan_build(&facts, a.mode, &plan);
+	facts_release(&facts);
 	if (a.json) {
 		struct json j;
 

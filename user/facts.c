@@ -31,7 +31,6 @@ const char *const fact_tp_names[] = {
 	"iomap_writepage_map",
 	"iomap_invalidate_folio",
 	"block_bio_queue",
-	"block_rq_issue",
 	NULL,
 };
 
@@ -165,20 +164,29 @@ static bool is_clone_of(const char *sym, const char *name)
 	       !strncmp(sym + n, ".part.", 6) || !strncmp(sym + n, ".cold", 5);
 }
 
+/*
+ * /proc/kallsyms has ~120k lines: read it through a large buffer and look
+ * at names only when they can be ours.
+ */
 static void gather_kallsyms(struct kfacts *f)
 {
-	char line[512], sym[256], type;
-	unsigned long long addr;
+	static char iobuf[1 << 20];
+	char line[512];
 	bool clone[FACT_MAX_FUNCS] = {};
 	FILE *fp = fopen("/proc/kallsyms", "r");
 
 	if (!fp)
 		return;
+	setvbuf(fp, iobuf, _IOFBF, sizeof(iobuf));
 	while (fgets(line, sizeof(line), fp)) {
-		if (sscanf(line, "%llx %c %255s", &addr, &type, sym) != 3)
+		char *type = strchr(line, ' '), *sym;
+
+		if (!type || (type[1] != 't' && type[1] != 'T') || type[2] != ' ')
 			continue;
-		if (type != 't' && type != 'T')
+		sym = type + 3;
+		if (strncmp(sym, "iomap_", 6) && strncmp(sym, "ifs_", 4))
 			continue;
+		sym[strcspn(sym, " \t\n")] = '\0';
 		for (int i = 0; i < f->nr_funcs; i++) {
 			if (!strcmp(sym, f->funcs[i].name))
 				f->funcs[i].in_kallsyms = true;
@@ -238,45 +246,53 @@ static void set_trial(enum trial *t, char *msg, size_t len, int err)
 	snprintf(msg, len, "%s", err ? strerrorname_np(err) : "ok");
 }
 
-int facts_gather(struct kfacts *f, bool trials)
+enum trial facts_func_trial(struct kfacts *f, struct func_fact *fn, int mech)
+{
+	if (fn->trial[mech] != TRIAL_UNKNOWN || f->trials == TRIALS_NONE ||
+	    mech > MECH_KPROBE || !fn->proto.in_btf || !fn->in_kallsyms)
+		return fn->trial[mech];
+	set_trial(&fn->trial[mech], fn->trial_error[mech], sizeof(fn->trial_error[mech]),
+		  mech == MECH_FENTRY ? trial_fentry(f->btf, fn->name) :
+		  f->kprobe_pmu ? trial_kprobe(fn->name) : ENOENT);
+	return fn->trial[mech];
+}
+
+int facts_gather(struct kfacts *f, enum trial_policy policy)
 {
 	struct utsname u;
-	struct btf *btf;
 
 	facts_init(f);
+	f->trials = policy;
 	if (!uname(&u))
 		snprintf(f->release, sizeof(f->release), "%.63s", u.release);
-	btf = btf__load_vmlinux_btf();
-	if (btf) {
+	f->btf = btf__load_vmlinux_btf();
+	if (f->btf) {
 		f->has_btf = true;
-		gather_btf(f, btf);
+		gather_btf(f, f->btf);
 	}
 	gather_kallsyms(f);
 	gather_ftrace(f);
 	f->kprobe_pmu = access("/sys/bus/event_source/devices/kprobe/type", R_OK) == 0;
+	if (policy != TRIALS_ALL)
+		return f->has_btf ? 0 : -ENOENT;
 
-	if (trials) {
-		for (int i = 0; i < f->nr_funcs; i++) {
-			struct func_fact *fn = &f->funcs[i];
+	for (int i = 0; i < f->nr_funcs; i++)
+		for (int m = MECH_FENTRY; m <= MECH_KPROBE; m++)
+			facts_func_trial(f, &f->funcs[i], m);
+	for (int i = 0; i < f->nr_tps; i++) {
+		struct tp_fact *tp = &f->tps[i];
 
-			if (!fn->proto.in_btf || !fn->in_kallsyms)
-				continue;
-			set_trial(&fn->trial[MECH_FENTRY], fn->trial_error[MECH_FENTRY],
-				  32, trial_fentry(btf, fn->name));
-			set_trial(&fn->trial[MECH_KPROBE], fn->trial_error[MECH_KPROBE],
-				  32, f->kprobe_pmu ? trial_kprobe(fn->name) : ENOENT);
-		}
-		for (int i = 0; i < f->nr_tps; i++) {
-			struct tp_fact *tp = &f->tps[i];
-
-			if (!tp->proto.in_btf)
-				continue;
-			set_trial(&tp->trial, tp->trial_error, 32,
+		if (tp->proto.in_btf)
+			set_trial(&tp->trial, tp->trial_error, sizeof(tp->trial_error),
 				  trial_raw_tp(tp->name));
-		}
 	}
-	btf__free(btf);
 	return f->has_btf ? 0 : -ENOENT;
+}
+
+void facts_release(struct kfacts *f)
+{
+	btf__free(f->btf);
+	f->btf = NULL;
 }
 
 /* ------------------------------------------------------- facts files */

@@ -20,6 +20,15 @@
 #define FACT_MAX_TPS	16
 
 enum trial { TRIAL_UNKNOWN = 0, TRIAL_OK, TRIAL_FAILED };
+
+/*
+ * When trial attaches are made. LAZY (for a session): a function is tried
+ * only when the planner gets to it, so a kernel where fentry works pays
+ * for three trials, not twenty; tracepoints are not tried (their real
+ * attach fails the same way, and no two of a hook's tracepoints exist in
+ * one kernel). ALL (for `probes`): everything, for the report.
+ */
+enum trial_policy { TRIALS_NONE, TRIALS_LAZY, TRIALS_ALL };
 enum mechanism { MECH_FENTRY, MECH_KPROBE, MECH_TRACEPOINT, NR_MECHS };
 
 struct proto_fact {
@@ -56,14 +65,19 @@ struct kfacts {
 	int nr_funcs, nr_tps;
 	struct func_fact funcs[FACT_MAX_FUNCS];
 	struct tp_fact tps[FACT_MAX_TPS];
+	enum trial_policy trials;
+	struct btf *btf;	/* live facts: kept for lazy trials */
 };
 
 extern const char *const fact_func_names[];
 extern const char *const fact_tp_names[];
 extern const char *const mech_names[NR_MECHS];
 
-/* Live: BTF, /proc/kallsyms, tracefs. Trials are run when 'trials'. */
-int facts_gather(struct kfacts *f, bool trials);
+/* Live: BTF, /proc/kallsyms, tracefs, and trials per 'policy'. */
+int facts_gather(struct kfacts *f, enum trial_policy policy);
+void facts_release(struct kfacts *f);
+/* The trial outcome, making the trial now if the policy says so. */
+enum trial facts_func_trial(struct kfacts *f, struct func_fact *fn, int mech);
 /* From a facts file; returns 0, or -1 with a message in err. */
 int facts_parse(struct kfacts *f, FILE *in, char *err, size_t errlen);
 void facts_write(const struct kfacts *f, FILE *out);

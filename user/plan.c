@@ -69,10 +69,10 @@ static void choose(struct hook_plan *h, int mech, const char *target,
 }
 
 /* Can this function be hooked with fentry/fexit or kprobe? */
-static bool func_usable(const struct kfacts *f, const char *name, int mech,
+static bool func_usable(struct kfacts *f, const char *name, int mech,
 			struct hook_plan *h)
 {
-	const struct func_fact *fn = facts_func(f, name);
+	struct func_fact *fn = (struct func_fact *)facts_func(f, name);
 	const char *m = mech_names[mech];
 
 	if (!fn || (!fn->in_kallsyms && !fn->clone_only && !fn->proto.in_btf)) {
@@ -100,7 +100,7 @@ static bool func_usable(const struct kfacts *f, const char *name, int mech,
 		       "kprobe %s: kprobes not available in this kernel", name);
 		return false;
 	}
-	if (fn->trial[mech] == TRIAL_FAILED) {
+	if (facts_func_trial(f, fn, mech) == TRIAL_FAILED) {
 		append(h->rejected, sizeof(h->rejected), "%s %s: trial attach failed (%s)",
 		       m, name, fn->trial_error[mech]);
 		return false;
@@ -138,7 +138,7 @@ static bool mech_allowed(const struct plan *p, int mech)
 
 /* ----------------------------------------------------------- per hook */
 
-static void plan_write(const struct kfacts *f, struct plan *p)
+static void plan_write(struct kfacts *f, struct plan *p)
 {
 	struct hook_plan *h = &p->hooks[HOOK_WRITE];
 	static const char *const progs[] = { "fexit_write_end", "kprobe_write_end" };
@@ -192,7 +192,7 @@ static int folio_arg(const struct proto_fact *pr)
 	return -1;
 }
 
-static void plan_writeback(const struct kfacts *f, struct plan *p)
+static void plan_writeback(struct kfacts *f, struct plan *p)
 {
 	static const char *const funcs[] = {
 		"iomap_writeback_folio", "iomap_writepage_map", "iomap_do_writepage",
@@ -246,7 +246,7 @@ static void plan_writeback(const struct kfacts *f, struct plan *p)
 	}
 }
 
-static void plan_submit(const struct kfacts *f, struct plan *p)
+static void plan_submit(struct kfacts *f, struct plan *p)
 {
 	struct hook_plan *h = &p->hooks[HOOK_SUBMIT];
 	static const char *const tps[] = { "iomap_add_to_ioend", "iomap_writepage_map" };
@@ -279,7 +279,7 @@ static void plan_submit(const struct kfacts *f, struct plan *p)
 	}
 }
 
-static void plan_whole_dirty(const struct kfacts *f, struct plan *p)
+static void plan_whole_dirty(struct kfacts *f, struct plan *p)
 {
 	struct hook_plan *h = &p->hooks[HOOK_WHOLE_DIRTY];
 	static const char *const progs[] = { "fentry_dirty_folio", "kprobe_dirty_folio" };
@@ -306,7 +306,7 @@ static void plan_whole_dirty(const struct kfacts *f, struct plan *p)
 		 "as folios with no dirty blocks seen");
 }
 
-static void plan_helpers(const struct kfacts *f, struct plan *p)
+static void plan_helpers(struct kfacts *f, struct plan *p)
 {
 	struct hook_plan *h = &p->hooks[HOOK_FOLIO_PTR];
 
@@ -339,7 +339,7 @@ static void plan_helpers(const struct kfacts *f, struct plan *p)
 	}
 }
 
-static void classify(const struct kfacts *f, struct plan *p)
+static void classify(struct kfacts *f, struct plan *p)
 {
 	const struct func_fact *wbf = facts_func(f, "iomap_writeback_folio");
 	const struct tp_fact *wbt = facts_tp(f, "iomap_writeback_folio");
@@ -373,7 +373,7 @@ static void classify(const struct kfacts *f, struct plan *p)
 	}
 }
 
-int plan_build(const struct kfacts *f, int mode, struct plan *p)
+int plan_build(struct kfacts *f, int mode, struct plan *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->mode = mode;

@@ -55,7 +55,8 @@ struct plan {
 
 extern const char *const hook_names[NR_HOOKS];
 
-int plan_build(const struct kfacts *f, int mode, struct plan *p);
+/* May make lazy trial attaches (facts_func_trial), hence not const. */
+int plan_build(struct kfacts *f, int mode, struct plan *p);
 int plan_mode_parse(const char *s);		/* -2 if unknown */
 void plan_print_text(const struct plan *p, FILE *out);
 void plan_write_json(const struct plan *p, struct json *j);

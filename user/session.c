@@ -146,8 +146,10 @@ int session_start(struct session *s, const struct session_opts *o)
 			"(/sys/kernel/btf/vmlinux; CONFIG_DEBUG_INFO_BTF=y is needed)\n");
 		return EXIT_UNSUPPORTED;
 	}
-	facts_gather(&s->facts, true);
-	if (plan_build(&s->facts, o->mode, &s->plan)) {
+	facts_gather(&s->facts, TRIALS_LAZY);
+	ret = plan_build(&s->facts, o->mode, &s->plan);
+	facts_release(&s->facts);
+	if (ret) {
 		fprintf(stderr, "iomapdirty: %s\n", s->plan.error);
 		fprintf(stderr, "iomapdirty: see `iomapdirty probes` for the full plan\n");
 		return EXIT_UNSUPPORTED;
