@@ -23,7 +23,7 @@ struct run_args {
 	char **cmd;
 };
 
-enum { OPT_JSON = 0x400, OPT_QUIET };
+enum { OPT_JSON = 0x400, OPT_QUIET = 'q' };
 
 static const struct argp_option run_options[] = {
 	{ "json", OPT_JSON, "FILE", 0,
