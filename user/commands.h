@@ -8,6 +8,7 @@
 
 int cmd_probes(int argc, char **argv);
 int cmd_hist(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 

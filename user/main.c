@@ -21,6 +21,7 @@ static const struct {
 } commands[] = {
 	{ "probes", cmd_probes, "show the attach plan for this kernel" },
 	{ "hist", cmd_hist, "live write-amplification histograms" },
+	{ "top", cmd_top, "live per-file view of write amplification" },
 	{ "run", cmd_run, "measure while a command (e.g. fio) runs" },
 	{ "verify", cmd_verify, "prove that only dirty blocks reach the device" },
 };

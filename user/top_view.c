@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+/* Rows, columns, sorting and formatting of `iomapdirty top`: see top_view.h. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "report.h"
+#include "top_view.h"
+
+const struct top_col_info top_cols[TOP_NR_COLS] = {
+	[TOP_COL_PATH]     = { "path",     "PATH",     'p', true,  12 },
+	[TOP_COL_DEV]      = { "dev",      "DEV",      'D', true,  7 },
+	[TOP_COL_APP]      = { "app",      "APP",      'a', false, 7 },
+	[TOP_COL_DIRTY]    = { "dirty",    "DIRTY",    'd', false, 7 },
+	[TOP_COL_WB]       = { "wb",       "WB",       'w', false, 7 },
+	[TOP_COL_FOLIOS]   = { "folios",   "FOLIOS",   'f', false, 8 },
+	[TOP_COL_ROUND]    = { "round",    "ROUND",    'R', false, 7 },
+	[TOP_COL_AMP]      = { "amp",      "AMP",      'A', false, 7 },
+	[TOP_COL_MAXFOLIO] = { "maxfolio", "MAXFOLIO", 'm', false, 8 },
+};
+
+int top_col_parse(const char *name)
+{
+	for (int c = 0; name && c < TOP_NR_COLS; c++)
+		if (!strcasecmp(name, top_cols[c].name))
+			return c;
+	return -1;
+}
+
+int top_col_from_key(int ch)
+{
+	if (ch >= '1' && ch <= '9' && ch - '1' < TOP_NR_COLS)
+		return ch - '1';
+	for (int c = 0; c < TOP_NR_COLS; c++)
+		if (ch == top_cols[c].key)
+			return c;
+	return -1;
+}
+
+void top_col_list(char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int c = 0; c < TOP_NR_COLS && n < len; c++)
+		n += snprintf(buf + n, len - n, "%s%s", c ? ", " : "", top_cols[c].name);
+}
+
+/* ------------------------------------------------------------ sorting */
+
+static int u64_cmp(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+/* a/b against c/d, exactly; a ratio with a zero denominator is lowest. */
+static int ratio_cmp(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+	unsigned __int128 l, r;
+
+	if (!b || !d)
+		return (b != 0) - (d != 0);
+	l = (unsigned __int128)a * d;
+	r = (unsigned __int128)c * b;
+	return l < r ? -1 : l > r;
+}
+
+static int key_cmp(const struct top_row *a, const struct top_row *b, enum top_col col)
+{
+	const struct wa_stats *x = &a->s, *y = &b->s;
+
+	switch (col) {
+	case TOP_COL_PATH:
+		return strcmp(a->path, b->path);
+	case TOP_COL_DEV:
+		return u64_cmp(a->key.dev, b->key.dev);
+	case TOP_COL_APP:
+		return u64_cmp(x->app_bytes, y->app_bytes);
+	case TOP_COL_DIRTY:
+		return u64_cmp(x->dirty_bytes, y->dirty_bytes);
+	case TOP_COL_WB:
+		return u64_cmp(x->submitted_bytes, y->submitted_bytes);
+	case TOP_COL_FOLIOS:
+		return u64_cmp(x->folios, y->folios);
+	case TOP_COL_ROUND:
+		return ratio_cmp(x->app_dirty_bytes, x->app_bytes,
+				 y->app_dirty_bytes, y->app_bytes);
+	case TOP_COL_AMP:
+		return ratio_cmp(stats_amplified_blocks(x), x->dirty_blocks,
+				 stats_amplified_blocks(y), y->dirty_blocks);
+	case TOP_COL_MAXFOLIO:
+		return u64_cmp(x->max_folio_bytes, y->max_folio_bytes);
+	default:
+		return 0;
+	}
+}
+
+int top_row_cmp(const struct top_row *a, const struct top_row *b,
+		enum top_col col, bool reverse)
+{
+	int c = 0;
+
+	if (col >= 0 && col < TOP_NR_COLS) {
+		c = key_cmp(a, b, col);
+		if (!top_cols[col].ascending)
+			c = -c;
+		if (reverse)
+			c = -c;
+	}
+	if (c)
+		return c;
+	/* ties: always by path, then (dev, ino), ascending */
+	c = strcmp(a->path, b->path);
+	if (c)
+		return c < 0 ? -1 : 1;
+	c = u64_cmp(a->key.dev, b->key.dev);
+	return c ? c : u64_cmp(a->key.ino, b->key.ino);
+}
+
+struct sort_how {
+	enum top_col col;
+	bool reverse;
+};
+
+static int row_qsort_cmp(const void *a, const void *b, void *arg)
+{
+	const struct sort_how *h = arg;
+
+	return top_row_cmp(a, b, h->col, h->reverse);
+}
+
+void top_sort(struct top_row *rows, int n, enum top_col col, bool reverse)
+{
+	struct sort_how h = { col, reverse };
+
+	if (n > 1)
+		qsort_r(rows, n, sizeof(*rows), row_qsort_cmp, &h);
+}
+
+/* --------------------------------------------------------- formatting */
+
+void top_fmt_bytes(uint64_t v, bool human, char *buf, size_t len)
+{
+	static const char units[] = "KMGTPE";
+	unsigned __int128 unit = 1024, tenths;
+	int k = 0;
+
+	if (!human || v < 1024) {
+		snprintf(buf, len, "%" PRIu64, v);
+		return;
+	}
+	/* largest 1024^(k+1) <= v */
+	while (k < 5 && (unit << 10) <= v) {
+		unit <<= 10;
+		k++;
+	}
+	tenths = ((unsigned __int128)v * 10 + unit / 2) / unit;
+	if (tenths >= 10240 && k < 5) {
+		unit <<= 10;
+		k++;
+		tenths = ((unsigned __int128)v * 10 + unit / 2) / unit;
+	}
+	snprintf(buf, len, "%" PRIu64 ".%" PRIu64 "%c", (uint64_t)(tenths / 10),
+		 (uint64_t)(tenths % 10), units[k]);
+}
+
+void top_fmt_ratio(uint64_t num, uint64_t den, char *buf, size_t len)
+{
+	if (!den)
+		snprintf(buf, len, "n/a");
+	else
+		snprintf(buf, len, "%.2fx", (double)num / (double)den);
+}
+
+const char *top_path_suffix(enum path_state st)
+{
+	switch (st) {
+	case PATH_DELETED:
+		return " (deleted)";
+	case PATH_MOVED:
+		return " (moved)";
+	default:
+		return "";
+	}
+}
+
+void top_fmt_path(const struct top_row *r, char *buf, size_t len)
+{
+	if (r->state == PATH_UNKNOWN || !r->path[0])
+		snprintf(buf, len, "[ino %llu]", (unsigned long long)r->key.ino);
+	else
+		snprintf(buf, len, "%s%s", r->path, top_path_suffix(r->state));
+	for (char *p = buf; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+}
+
+void top_fmt_cell(const struct top_row *r, enum top_col c, bool human,
+		  char *buf, size_t len)
+{
+	const struct wa_stats *s = &r->s;
+
+	switch (c) {
+	case TOP_COL_PATH:
+		top_fmt_path(r, buf, len);
+		break;
+	case TOP_COL_DEV:
+		snprintf(buf, len, "%u:%u", kdev_major(r->key.dev), kdev_minor(r->key.dev));
+		break;
+	case TOP_COL_APP:
+		top_fmt_bytes(s->app_bytes, human, buf, len);
+		break;
+	case TOP_COL_DIRTY:
+		top_fmt_bytes(s->dirty_bytes, human, buf, len);
+		break;
+	case TOP_COL_WB:
+		top_fmt_bytes(s->submitted_bytes, human, buf, len);
+		break;
+	case TOP_COL_FOLIOS:
+		snprintf(buf, len, "%llu", (unsigned long long)s->folios);
+		break;
+	case TOP_COL_ROUND:
+		top_fmt_ratio(s->app_dirty_bytes, s->app_bytes, buf, len);
+		break;
+	case TOP_COL_AMP:
+		top_fmt_ratio(stats_amplified_blocks(s), s->dirty_blocks, buf, len);
+		break;
+	case TOP_COL_MAXFOLIO:
+		top_fmt_bytes(s->max_folio_bytes, human, buf, len);
+		break;
+	default:
+		snprintf(buf, len, "?");
+	}
+}
+
+void top_fit_left(const char *s, int width, char *buf, size_t len)
+{
+	int n = (int)strlen(s);
+
+	if (width < 0)
+		width = 0;
+	if (n <= width) {
+		snprintf(buf, len, "%s", s);
+	} else if (width <= 3) {
+		snprintf(buf, len, "%.*s", width, "...");
+	} else {
+		snprintf(buf, len, "...%s", s + n - (width - 3));
+	}
+}
+
+/* ------------------------------------------------------------- tables */
+
+void top_layout_fixed(struct top_layout *l, int cols)
+{
+	int rest = cols;
+
+	l->human = true;
+	for (int c = 0; c < TOP_NR_COLS; c++)
+		l->width[c] = top_cols[c].width;
+	for (int c = TOP_COL_PATH + 1; c < TOP_NR_COLS; c++)
+		rest -= l->width[c] + 1;
+	if (rest > l->width[TOP_COL_PATH])
+		l->width[TOP_COL_PATH] = rest;
+}
+
+void top_layout_fit(struct top_layout *l, const struct top_row *rows, int n,
+		    bool human)
+{
+	char cell[TOP_PATH_LEN + 32];
+
+	l->human = human;
+	for (int c = 0; c < TOP_NR_COLS; c++) {
+		l->width[c] = (int)strlen(top_cols[c].title);
+		for (int i = 0; i < n; i++) {
+			int w;
+
+			top_fmt_cell(&rows[i], c, human, cell, sizeof(cell));
+			w = (int)strlen(cell);
+			if (w > l->width[c])
+				l->width[c] = w;
+		}
+	}
+}
+
+int top_col_offset(const struct top_layout *l, enum top_col c)
+{
+	int off = 0;
+
+	for (int i = 0; i < (int)c && i < TOP_NR_COLS; i++)
+		off += l->width[i] + 1;
+	return off;
+}
+
+int top_line_width(const struct top_layout *l)
+{
+	return top_col_offset(l, TOP_NR_COLS) - 1;
+}
+
+void top_fmt_line(const struct top_layout *l, const struct top_row *r,
+		  char *buf, size_t len)
+{
+	char cell[TOP_PATH_LEN + 32], fit[TOP_PATH_LEN + 32];
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int c = 0; c < TOP_NR_COLS && n < len; c++) {
+		if (r)
+			top_fmt_cell(r, c, l->human, cell, sizeof(cell));
+		else
+			snprintf(cell, sizeof(cell), "%s", top_cols[c].title);
+		if (c == TOP_COL_PATH) {
+			top_fit_left(cell, l->width[c], fit, sizeof(fit));
+			n += snprintf(buf + n, len - n, "%-*s", l->width[c], fit);
+		} else {
+			n += snprintf(buf + n, len - n, " %*s", l->width[c], cell);
+		}
+	}
+}
+
+void top_fmt_totals(const struct wa_stats *t, bool human, char *buf, size_t len)
+{
+	char app[32], dirty[32], wb[32], round[32], amp[32], maxf[32];
+
+	top_fmt_bytes(t->app_bytes, human, app, sizeof(app));
+	top_fmt_bytes(t->dirty_bytes, human, dirty, sizeof(dirty));
+	top_fmt_bytes(t->submitted_bytes, human, wb, sizeof(wb));
+	top_fmt_ratio(t->app_dirty_bytes, t->app_bytes, round, sizeof(round));
+	top_fmt_ratio(stats_amplified_blocks(t), t->dirty_blocks, amp, sizeof(amp));
+	top_fmt_bytes(t->max_folio_bytes, human, maxf, sizeof(maxf));
+	snprintf(buf, len, "totals: app %s  dirty %s  wb %s  folios %llu  round %s  "
+		 "amp %s  maxfolio %s", app, dirty, wb, (unsigned long long)t->folios,
+		 round, amp, maxf);
+}
+
+void top_fmt_losses(const char *label, const struct snapshot *d, char *buf,
+		    size_t len)
+{
+	uint64_t total = snapshot_losses(d);
+	size_t n;
+
+	if (!total) {
+		snprintf(buf, len, "%s: none", label);
+		return;
+	}
+	n = snprintf(buf, len, "%s: %llu (", label, (unsigned long long)total);
+	for (int i = CNT_LOSS_FIRST, first = 1; i < NR_COUNTERS && n < len; i++) {
+		if (!d->counters[i])
+			continue;
+		n += snprintf(buf + n, len - n, "%s%s=%llu", first ? "" : " ",
+			      counter_names[i], (unsigned long long)d->counters[i]);
+		first = 0;
+	}
+	if (n < len)
+		snprintf(buf + n, len - n, ")");
+}
