@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include "engine.h"
 #include "fsinfo.h"
 
@@ -20,7 +21,33 @@ bool fstype_is_iomap(const char *fstype)
 	return false;
 }
 
+/*
+ * top resolves a path per file per refresh: keep what mountinfo said of
+ * each device for a second instead of reading it every time.
+ */
+#define FSINFO_CACHE	32
+static struct { struct fsinfo fi; time_t at; bool found; } cache[FSINFO_CACHE];
+
+static bool lookup_uncached(uint32_t dev, struct fsinfo *fi);
+
 bool fsinfo_lookup_dev(uint32_t dev, struct fsinfo *fi)
+{
+	time_t now = time(NULL);
+	int slot = dev % FSINFO_CACHE;
+
+	if (cache[slot].at && cache[slot].at >= now - 1 && cache[slot].fi.dev == dev) {
+		if (cache[slot].found)
+			*fi = cache[slot].fi;
+		return cache[slot].found;
+	}
+	cache[slot].found = lookup_uncached(dev, fi);
+	cache[slot].fi = *fi;
+	cache[slot].fi.dev = dev;
+	cache[slot].at = now;
+	return cache[slot].found;
+}
+
+static bool lookup_uncached(uint32_t dev, struct fsinfo *fi)
 {
 	char line[4096];
 	FILE *fp = fopen("/proc/self/mountinfo", "r");

@@ -84,5 +84,7 @@ check sigterm.exit 0 "$TOOL_RC"
 check sigterm.summary '"summary"' "$(tail -1 "$work/c.out" | jq .type)"
 sleep 0.5
 check no_leaked_links 0 "$(cli_links)"
-check no_leftover_process "" "$(pgrep -x iomapdirty)"
+left=
+for p in "${CLI_PIDS[@]}"; do [[ -d /proc/$p ]] && left+="$p "; done
+check no_leftover_process "" "$left"
 cli_finish

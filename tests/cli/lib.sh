@@ -20,6 +20,7 @@ start_tool() {
 	shift 2
 	"$IOMAPDIRTY" "$@" >"$out" 2>"$err" &
 	TOOL_PID=$!
+	CLI_PIDS+=("$TOOL_PID")
 	for i in $(seq 200); do
 		grep -q ready "$err" && return 0
 		kill -0 "$TOOL_PID" 2>/dev/null || return 1
@@ -36,11 +37,18 @@ stop_tool() {
 	TOOL_PID=
 }
 
-cli_links() {	# BPF links currently held by processes named iomapdirty
+CLI_PIDS=()
+# BPF links left by the instances this test started: iomapdirty never pins
+# its links, so they live exactly as long as its processes (and their fds).
+# Counts those still alive and their link fds, plus anything pinned under
+# /sys/fs/bpf in our name. Other people's instances are not counted.
+cli_links() {
 	local n=0 p
-	for p in $(pgrep -x iomapdirty); do
-		n=$((n + $(ls -l /proc/"$p"/fd 2>/dev/null | grep -c 'bpf[-_]link')))
+	for p in "${CLI_PIDS[@]}"; do
+		[[ -d /proc/$p ]] || continue
+		n=$((n + 1 + $(ls -l /proc/"$p"/fd 2>/dev/null | grep -c 'bpf[-_]link')))
 	done
+	n=$((n + $(find /sys/fs/bpf -name '*iomapdirty*' 2>/dev/null | wc -l)))
 	echo "$n"
 }
 

@@ -45,6 +45,7 @@ check run.no_command_is_usage 2 "$?"
 # SIGINT from another process mid-run: passed on, summary still whole
 "$IOMAPDIRTY" run --mount "$mnt" --json "$work/int.json" -q -- sleep 30 2>/dev/null &
 pid=$!
+CLI_PIDS+=("$pid")
 sleep 2
 kill -INT "$pid"
 wait "$pid"
