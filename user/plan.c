@@ -141,7 +141,6 @@ static bool mech_allowed(const struct plan *p, int mech)
 static void plan_write(struct kfacts *f, struct plan *p)
 {
 	struct hook_plan *h = &p->hooks[HOOK_WRITE];
-	static const char *const progs[] = { "fexit_write_end", "kprobe_write_end" };
 	const char *fn = "iomap_write_end";
 
 	h->required = true;
@@ -162,7 +161,9 @@ static void plan_write(struct kfacts *f, struct plan *p)
 			continue;
 		}
 		p->write_end_ret_bool = !strcmp(pr->ret, "bool") || !strcmp(pr->ret, "_Bool");
-		choose(h, m, fn, progs[m]);
+		choose(h, m, fn, m == MECH_KPROBE ? "kprobe_write_end" :
+		       p->write_end_proto == WRITE_END_POS ? "fexit_write_end_pos" :
+		       "fexit_write_end_iter");
 		snprintf(h->note, sizeof(h->note), m == MECH_FENTRY ?
 			 "bytes committed per folio (fexit return value)" :
 			 "bytes copied per folio (short copies into non-uptodate "
@@ -215,8 +216,14 @@ static void plan_writeback(struct kfacts *f, struct plan *p)
 				continue;
 			}
 			p->wb_folio_arg = arg;
-			choose(b, m, funcs[i], m == MECH_FENTRY ? "fentry_wb_begin" :
-			       "kprobe_wb_begin");
+			if (m == MECH_FENTRY) {
+				char prog[32];
+
+				snprintf(prog, sizeof(prog), "fentry_wb_begin_a%d", arg);
+				choose(b, m, funcs[i], prog);
+			} else {
+				choose(b, m, funcs[i], "kprobe_wb_begin");
+			}
 			choose(e, m, funcs[i], m == MECH_FENTRY ? "fexit_wb_end" :
 			       "kretprobe_wb_end");
 			snprintf(b->note, sizeof(b->note),
