@@ -5,6 +5,9 @@ T=/sys/kernel/tracing
 
 echo "VMFACT variant $VMCHECK_VARIANT"
 echo "VMFACT uname $(uname -r)"
+zcat /proc/config.gz 2>/dev/null |
+	grep -E '^CONFIG_(BPF_JIT|BPF_JIT_ALWAYS_ON|DEBUG_INFO_BTF|KPROBES|FPROBE|FUNCTION_TRACER|DYNAMIC_FTRACE_WITH_DIRECT_CALLS|NET)=' |
+	sed 's/^/VMFACT config /'
 grep -E 'iomap_(write_end|writepage_map|do_writepage|add_to_ioend|dirty_folio|iop_set_range)' /proc/kallsyms |
 	while read -r _ type sym rest; do echo "VMFACT kallsyms $type $sym $rest"; done
 for ev in "$T"/events/iomap/*/; do
@@ -63,3 +66,34 @@ rfcv4)
 		grep -q 'state\[' /tmp/iomap_page.h
 	;;
 esac
+
+# Real BPF: load and attach each attach method on its own (bpfcheck), then
+# 20 writes of 100 bytes at i*20000 + fsync on the 1 KiB-block XFS.
+bpf_hits() {	# program -> hits of that program, or "-"
+	sed -n "s/^BPFCHECK $1 .* hits=\([-0-9]*\)$/\1/p" /tmp/bpfcheck.txt
+}
+if bpfcheck /lib/vmcheck/bpfcheck.bpf.o /mnt/xfs1k/bpfcheck.dat >/tmp/bpfcheck.txt 2>&1; then
+	sed 's/^BPFCHECK /VMFACT bpfcheck /' /tmp/bpfcheck.txt
+	vmtest_check bpf_fentry_iomap_write_end "hits=$(bpf_hits fentry_iomap_write_end), want 20" \
+		test "$(bpf_hits fentry_iomap_write_end)" = 20
+	vmtest_check bpf_kprobe_iomap_write_end "hits=$(bpf_hits kprobe_iomap_write_end), want 20" \
+		test "$(bpf_hits kprobe_iomap_write_end)" = 20
+	vmtest_check bpf_raw_tp_iomap_writepage "hits=$(bpf_hits raw_tp_iomap_writepage), want 20" \
+		test "$(bpf_hits raw_tp_iomap_writepage)" = 20
+	case "$VMCHECK_VARIANT" in
+	rfcv4)
+		vmtest_check bpf_fentry_iomap_dirty_folio "did not attach" \
+			grep -q '^BPFCHECK fentry_iomap_dirty_folio load=ok attach=ok ' /tmp/bpfcheck.txt
+		vmtest_check bpf_fentry_iomap_iop_set_range "hits=$(bpf_hits fentry_iomap_iop_set_range), want > 0" \
+			test "$(bpf_hits fentry_iomap_iop_set_range)" -gt 0
+		;;
+	unpatched)
+		vmtest_check bpf_rfcv4_targets_absent "an RFCv4-only target loaded" \
+			sh -c "! grep -qE '^BPFCHECK fentry_iomap_(dirty_folio|iop_set_range) load=ok' /tmp/bpfcheck.txt"
+		;;
+	esac
+else
+	cat /tmp/bpfcheck.txt
+	vmtest_fail bpfcheck "bpfcheck could not run its workload"
+fi
+rm -f /mnt/xfs1k/bpfcheck.dat

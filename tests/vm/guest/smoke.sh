@@ -130,7 +130,7 @@ smoke_fio() {	# name mountpoint
 		--output="/tmp/fio-$1.txt" >/dev/null 2>&1; then
 		vmtest_pass "fio_verify_$1"
 	else
-		tail -5 /tmp/fio-$1.txt 2>/dev/null
+		tail -5 "/tmp/fio-$1.txt" 2>/dev/null
 		vmtest_fail "fio_verify_$1" "fio randwrite+verify failed"
 	fi
 	rm -f "$2"/smoke-"$1"*
