@@ -185,16 +185,47 @@ void report_text(FILE *out, const char *title, const struct snapshot *d,
 
 /* ------------------------------------------------------------- JSON */
 
+static const struct plan *measured_by;
+
+void report_use_plan(const struct plan *p)
+{
+	measured_by = p;
+}
+
+/* What the plan can measure: a field it cannot is written as null. */
+static bool plan_has_bitmap(void)
+{
+	return !measured_by || measured_by->bitmap != BITMAP_NONE;
+}
+
+static bool plan_hooks_whole_dirty(void)
+{
+	return !measured_by || (measured_by->hooks[HOOK_WHOLE_DIRTY].chosen &&
+				measured_by->hooks[HOOK_WHOLE_DIRTY].mech >= 0);
+}
+
+static void kv_measured(struct json *j, const char *key, uint64_t v, bool measured)
+{
+	json_key(j, key);
+	if (measured)
+		json_u64(j, v);
+	else
+		json_null(j);
+}
+
 void stats_write_json(struct json *j, const struct wa_stats *s)
 {
+	bool other = plan_has_bitmap() || plan_hooks_whole_dirty();
+
 	json_object_begin(j);
 	json_kv_u64(j, "app_bytes", s->app_bytes);
 	json_kv_u64(j, "write_calls", s->write_calls);
 	json_kv_u64(j, "app_dirty_blocks", s->app_dirty_blocks);
 	json_kv_u64(j, "app_dirty_bytes", s->app_dirty_bytes);
-	json_kv_u64(j, "other_dirty_blocks", s->other_dirty_blocks);
-	json_kv_u64(j, "other_dirty_folios", s->other_dirty_folios);
-	json_kv_u64(j, "whole_folio_dirty_events", s->whole_folio_dirty_events);
+	kv_measured(j, "other_dirty_blocks", s->other_dirty_blocks, other);
+	kv_measured(j, "other_dirty_folios", s->other_dirty_folios, other);
+	kv_measured(j, "whole_folio_dirty_events", s->whole_folio_dirty_events,
+		    plan_hooks_whole_dirty());
 	json_kv_u64(j, "dirty_blocks", s->dirty_blocks);
 	json_kv_u64(j, "dirty_bytes", s->dirty_bytes);
 	json_kv_u64(j, "folios", s->folios);
@@ -208,10 +239,10 @@ void stats_write_json(struct json *j, const struct wa_stats *s)
 	json_kv_u64(j, "hole_bytes", s->hole_bytes);
 	json_kv_u64(j, "violation_blocks", s->violation_blocks);
 	json_kv_u64(j, "violation_folios", s->violation_folios);
-	json_kv_u64(j, "unexplained_blocks", s->unexplained_blocks);
+	kv_measured(j, "unexplained_blocks", s->unexplained_blocks, plan_has_bitmap());
 	json_kv_u64(j, "unchecked_blocks", s->unchecked_blocks);
-	json_kv_u64(j, "kernel_dirty_blocks", s->kernel_dirty_blocks);
-	json_kv_u64(j, "bitmap_folios", s->bitmap_folios);
+	kv_measured(j, "kernel_dirty_blocks", s->kernel_dirty_blocks, plan_has_bitmap());
+	kv_measured(j, "bitmap_folios", s->bitmap_folios, plan_has_bitmap());
 	json_kv_ratio(j, "block_rounding", s->app_dirty_bytes, s->app_bytes);
 	json_kv_ratio(j, "folio_amplification", stats_amplified_blocks(s),
 		      s->dirty_blocks);

@@ -9,6 +9,7 @@
 #include <linux/capability.h>
 #include <sys/syscall.h>
 #include "exitcodes.h"
+#include "report.h"
 #include "session.h"
 
 volatile sig_atomic_t session_exiting;
@@ -154,6 +155,7 @@ int session_start(struct session *s, const struct session_opts *o)
 		fprintf(stderr, "iomapdirty: see `iomapdirty probes` for the full plan\n");
 		return EXIT_UNSUPPORTED;
 	}
+	report_use_plan(&s->plan);
 	if (!o->quiet)
 		print_plan_line(&s->plan);
 	ret = engine_open(&s->engine, &s->plan, &eo, err, sizeof(err));
