@@ -61,14 +61,6 @@ struct {
 	__type(value, struct page_rec);
 } pages SEC(".maps");
 
-/* Tracepoint mode only: folio pointers of dirty folios, by first page. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 131072);
-	__type(key, struct page_key);
-	__type(value, __u64);
-} folio_ptrs SEC(".maps");
-
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1024);
@@ -231,8 +223,12 @@ static __always_inline unsigned long folio_flags(struct folio *folio)
 {
 	unsigned long flags = 0;
 
-	/* 'flags' became memdesc_flags_t in 6.17; it is one long in all. */
-	if (bpf_core_read(&flags, sizeof(flags), &folio->flags))
+	/*
+	 * 'flags' became memdesc_flags_t in 6.17; it is one long, first in
+	 * struct folio, in all. No CO-RE field relocation: libbpf finds
+	 * memdesc_flags_t and a 6.1 kernel's unsigned long incompatible.
+	 */
+	if (bpf_probe_read_kernel(&flags, sizeof(flags), folio))
 		count(CNT_READ_FAILURES);
 	return flags;
 }
@@ -305,10 +301,8 @@ __noinline int note_path(__u64 inode_ptr, __u64 dentry_ptr, __u32 dev, __u64 ino
 	struct path_walk w = {};
 	__u32 zero = 0;
 
-	if (fp) {
-		fp->nlink = BPF_CORE_READ(inode, i_nlink);
+	if (fp)
 		return 0;
-	}
 	fp = bpf_map_lookup_elem(&path_scratch, &zero);
 	if (!fp)
 		return 0;
@@ -383,8 +377,7 @@ static long write_page_cb(__u64 i, void *data)
  * One write of 'bytes' at 'pos'. From iomap_write_end it lies in one
  * folio; from the tracepoint it is a whole write(2), split here by page.
  */
-static __always_inline void record_write(struct inode *inode, struct dentry *dentry,
-					 __u64 pos, __u64 bytes)
+static __always_inline void record_write(struct inode *inode, __u64 pos, __u64 bytes)
 {
 	struct write_walk w = {};
 	__u64 pages_spanned;
@@ -399,7 +392,6 @@ static __always_inline void record_write(struct inode *inode, struct dentry *den
 		count(CNT_FILTERED_WRITES);
 		return;
 	}
-	note_path((__u64)inode, (__u64)dentry, w.key.dev, w.key.ino);
 	w.pos = pos;
 	w.end = pos + bytes;
 	w.block_bits = BPF_CORE_READ(inode, i_blkbits);
@@ -409,7 +401,10 @@ static __always_inline void record_write(struct inode *inode, struct dentry *den
 		count(CNT_WRITE_TOO_LARGE);
 		pages_spanned = IOMAPDIRTY_MAX_WRITE_PAGES;
 	}
-	bpf_loop(pages_spanned, write_page_cb, &w, 0);
+	if (pages_spanned == 1)		/* the common case: no loop set-up */
+		write_page_cb(0, &w);
+	else
+		bpf_loop(pages_spanned, write_page_cb, &w, 0);
 }
 
 /* A folio dirtied whole, not through write(2) (mmap, iomap_dirty_folio). */
@@ -434,38 +429,43 @@ static __always_inline void record_whole_dirty(struct inode *inode, struct folio
 
 /* ------------------------------------------------------------ writeback */
 
+/* Adds v to *f, atomically, and only if there is something to add. */
+#define ADD_IF(f, v) do { if (v) __sync_fetch_and_add(&(f), (v)); } while (0)
+
 static __always_inline void stats_add(struct wa_stats *s, struct wb_ctx *c,
 				      __u64 dirty_blocks, __u64 now)
 {
-	__sync_fetch_and_add(&s->app_bytes, c->app_bytes);
-	__sync_fetch_and_add(&s->write_calls, c->write_calls);
-	__sync_fetch_and_add(&s->app_dirty_blocks, c->app_dirty_blocks);
-	__sync_fetch_and_add(&s->other_dirty_blocks, c->other_dirty_blocks);
-	__sync_fetch_and_add(&s->dirty_blocks, dirty_blocks);
-	__sync_fetch_and_add(&s->app_dirty_bytes, c->app_dirty_blocks << c->block_bits);
-	__sync_fetch_and_add(&s->dirty_bytes, dirty_blocks << c->block_bits);
-	__sync_fetch_and_add(&s->whole_folio_dirty_events, c->whole_dirty);
+	/* several CPUs may finish folios of one file at once: atomic adds */
+	ADD_IF(s->app_bytes, c->app_bytes);
+	ADD_IF(s->write_calls, c->write_calls);
+	ADD_IF(s->app_dirty_blocks, c->app_dirty_blocks);
+	ADD_IF(s->other_dirty_blocks, c->other_dirty_blocks);
+	ADD_IF(s->dirty_blocks, dirty_blocks);
+	ADD_IF(s->app_dirty_bytes, c->app_dirty_blocks << c->block_bits);
+	ADD_IF(s->dirty_bytes, dirty_blocks << c->block_bits);
+	ADD_IF(s->whole_folio_dirty_events, c->whole_dirty);
 	if (c->other_dirty_blocks)
 		__sync_fetch_and_add(&s->other_dirty_folios, 1);
 	__sync_fetch_and_add(&s->folios, 1);
 	if (!dirty_blocks) {
 		__sync_fetch_and_add(&s->folios_no_dirty_seen, 1);
-		__sync_fetch_and_add(&s->unseen_submitted_blocks, c->submitted_blocks);
+		ADD_IF(s->unseen_submitted_blocks, c->submitted_blocks);
 	}
-	__sync_fetch_and_add(&s->folio_bytes, c->folio_bytes);
+	ADD_IF(s->folio_bytes, c->folio_bytes);
 	if (c->folio_bytes > s->max_folio_bytes)
 		s->max_folio_bytes = c->folio_bytes;
 	s->block_bytes = 1ULL << (c->block_bits & 63);
-	__sync_fetch_and_add(&s->submitted_blocks, c->submitted_blocks);
-	__sync_fetch_and_add(&s->submitted_bytes, c->submitted_bytes);
-	__sync_fetch_and_add(&s->kernel_dirty_blocks, c->kernel_dirty_blocks);
-	__sync_fetch_and_add(&s->bitmap_folios, c->bitmap_read);
-	__sync_fetch_and_add(&s->hole_bytes, c->hole_bytes);
-	__sync_fetch_and_add(&s->violation_blocks, c->violation_blocks);
+	ADD_IF(s->submitted_blocks, c->submitted_blocks);
+	ADD_IF(s->submitted_bytes, c->submitted_bytes);
+	ADD_IF(s->kernel_dirty_blocks, c->kernel_dirty_blocks);
+	ADD_IF(s->bitmap_folios, c->bitmap_read);
+	ADD_IF(s->hole_bytes, c->hole_bytes);
+	ADD_IF(s->violation_blocks, c->violation_blocks);
 	if (c->violation_blocks)
 		__sync_fetch_and_add(&s->violation_folios, 1);
-	__sync_fetch_and_add(&s->unexplained_blocks, c->unexplained_blocks);
-	__sync_fetch_and_add(&s->unchecked_blocks, c->unchecked_blocks);
+	ADD_IF(s->unexplained_blocks, c->unexplained_blocks);
+	ADD_IF(s->unchecked_blocks, c->unchecked_blocks);
+	s->nlink = c->nlink;
 	s->last_ns = now;
 }
 
@@ -492,10 +492,12 @@ static __always_inline void note_violation(struct wb_ctx *c, __u64 dirty)
 		.folio_bytes = c->folio_bytes,
 		.dirty_blocks = dirty,
 	};
+	/* on the stack: before 6.2 a global function's argument cannot be a map key */
+	struct page_key key = c->key;
 
 	/* the first offenders are kept; once full, later ones are counted */
-	if (bpf_map_update_elem(&violations, &c->key, &v, BPF_NOEXIST) &&
-	    !bpf_map_lookup_elem(&violations, &c->key))
+	if (bpf_map_update_elem(&violations, &key, &v, BPF_NOEXIST) &&
+	    !bpf_map_lookup_elem(&violations, &key))
 		count(CNT_VIOLATION_MAP_FULL);
 }
 
@@ -538,15 +540,30 @@ static __always_inline void finish_thread_folio(__u32 tid)
 {
 	struct wb_ctx *c = bpf_map_lookup_elem(&wb_ctxs, &tid);
 
-	if (!c)
+	if (!c || !c->active)
 		return;
 	finish_folio(c);
-	bpf_map_delete_elem(&wb_ctxs, &tid);
+	c->active = 0;
+}
+
+/* The thread's context, reset for a new folio. */
+static __always_inline struct wb_ctx *ctx_begin(__u32 tid, struct folio_bits *bits)
+{
+	struct wb_ctx *c = bpf_map_lookup_elem(&wb_ctxs, &tid);
+
+	if (!c) {
+		if (bpf_map_update_elem(&wb_ctxs, &tid, &bits->zero_ctx, BPF_NOEXIST))
+			count(CNT_CTX_MAP_FULL);
+		return bpf_map_lookup_elem(&wb_ctxs, &tid);
+	}
+	__builtin_memset(c, 0, __builtin_offsetof(struct wb_ctx, dirty));
+	return c;
 }
 
 struct collect_walk {
 	struct wb_ctx *c;
 	struct folio_bits *bits;
+	__u64 folio_ptr;		/* from the first page's record */
 	__u32 blocks_per_page_shift;	/* log2(blocks per page) */
 };
 
@@ -565,6 +582,8 @@ static long collect_page_cb(__u64 i, void *data)
 	w->c->app_bytes += rec->app_bytes;
 	w->c->write_calls += rec->starts + (i == 0 ? rec->continues : 0);
 	w->c->whole_dirty |= rec->whole_dirty;
+	if (i == 0)
+		w->folio_ptr = rec->folio_ptr;
 	bit = i << w->blocks_per_page_shift;
 	word = bit / 64;
 	if (word < IOMAPDIRTY_MAX_BITMAP_WORDS / 2)
@@ -702,8 +721,31 @@ static long all_dirty_word_cb(__u64 w, void *data)
 }
 
 /*
- * Start of one folio's writeback. 'folio' may be NULL (tracepoint mode
- * without a recorded pointer): the kernel's dirty bitmap is then unknown.
+ * The folio pointer a first page's record kept since the folio went clean
+ * -> dirty; NULL if none, or if the folio was freed and reused since.
+ */
+static __always_inline struct folio *recorded_folio(struct inode *inode, __u64 ptr,
+						    __u64 index)
+{
+	struct folio *folio = (struct folio *)ptr;
+
+	if (!ptr) {
+		if (bitmap_kind != BITMAP_NONE)
+			count(CNT_FOLIO_PTR_MISSING);
+		return NULL;
+	}
+	if (BPF_CORE_READ(folio, mapping) != BPF_CORE_READ(inode, i_mapping) ||
+	    BPF_CORE_READ(folio, index) != index) {
+		count(CNT_FOLIO_PTR_STALE);
+		return NULL;
+	}
+	return folio;
+}
+
+/*
+ * Start of one folio's writeback. 'folio' is NULL in tracepoint mode: it
+ * is then taken from the first page's record (recorded_folio()), and
+ * without one the kernel's dirty bitmap is unknown.
  */
 static __always_inline void wb_begin(struct inode *inode, struct folio *folio,
 				     __u64 fpos, __u64 fbytes)
@@ -726,13 +768,10 @@ static __always_inline void wb_begin(struct inode *inode, struct folio *folio,
 	bits = bpf_map_lookup_elem(&scratch, &zero_key);
 	if (!bits)
 		return;
-	if (bpf_map_update_elem(&wb_ctxs, &tid, &bits->zero_ctx, BPF_ANY)) {
-		count(CNT_CTX_MAP_FULL);
-		return;
-	}
-	c = bpf_map_lookup_elem(&wb_ctxs, &tid);
+	c = ctx_begin(tid, bits);
 	if (!c)
 		return;
+	c->active = 1;
 	c->key.dev = dev;
 	c->key.ino = ino;
 	c->key.index = fpos >> page_shift;
@@ -740,6 +779,7 @@ static __always_inline void wb_begin(struct inode *inode, struct folio *folio,
 	c->folio_pos = fpos;
 	c->folio_bytes = fbytes;
 	c->start_ns = bpf_ktime_get_ns();
+	c->nlink = BPF_CORE_READ(inode, i_nlink);
 	c->block_bits = BPF_CORE_READ(inode, i_blkbits);
 	if (c->block_bits > page_shift || c->block_bits < 9)
 		return;	/* block larger than a page: not tracked per page */
@@ -749,7 +789,10 @@ static __always_inline void wb_begin(struct inode *inode, struct folio *folio,
 	bw.c = c;
 	bw.bits = bits;
 	bw.nr_blocks = nr_blocks;
-	bpf_loop(nwords, zero_word_cb, &bw, 0);
+	if (nwords == 1)
+		zero_word_cb(0, &bw);
+	else
+		bpf_loop(nwords, zero_word_cb, &bw, 0);
 
 	npages = fbytes >> page_shift;
 	if (npages > IOMAPDIRTY_MAX_FOLIO_PAGES) {
@@ -759,9 +802,14 @@ static __always_inline void wb_begin(struct inode *inode, struct folio *folio,
 	walk.c = c;
 	walk.bits = bits;
 	walk.blocks_per_page_shift = page_shift - c->block_bits;
-	bpf_loop(npages, collect_page_cb, &walk, 0);
+	if (npages == 1)
+		collect_page_cb(0, &walk);
+	else
+		bpf_loop(npages, collect_page_cb, &walk, 0);
 
 	bw.eof_blocks = blocks_before_eof(inode, c, nr_blocks);
+	if (!folio)
+		folio = recorded_folio(inode, walk.folio_ptr, c->key.index);
 	/* The kernel's own view of which blocks are dirty, where it has one. */
 	if (nr_blocks == 1) {
 		bits->kern[0] = 1;
@@ -774,7 +822,10 @@ static __always_inline void wb_begin(struct inode *inode, struct folio *folio,
 			c->bitmap_read = 1;
 		}
 	}
-	bpf_loop(nwords, count_word_cb, &bw, 0);
+	if (nwords == 1)
+		count_word_cb(0, &bw);
+	else
+		bpf_loop(nwords, count_word_cb, &bw, 0);
 	if (simulate_clean_every && c->dirty[0] &&
 	    c->key.index % simulate_clean_every == 0) {
 		__u64 lowest = c->dirty[0] & -c->dirty[0];
@@ -852,7 +903,7 @@ static __always_inline void wb_submit(struct inode *inode, __u64 pos, __u64 len,
 	if (!dev_wanted(dev))
 		return;
 	c = bpf_map_lookup_elem(&wb_ctxs, &tid);
-	if (!c || c->key.dev != dev || c->key.ino != ino) {
+	if (!c || !c->active || c->key.dev != dev || c->key.ino != ino) {
 		count(CNT_SUBMIT_WITHOUT_FOLIO);
 		return;
 	}
@@ -910,9 +961,8 @@ SEC("raw_tp/xfs_file_buffered_write")
 int BPF_PROG(tp_xfs_buffered_write, struct kiocb *iocb, struct iov_iter *from)
 {
 	struct inode *inode = BPF_CORE_READ(iocb, ki_filp, f_inode);
-	struct dentry *dentry = BPF_CORE_READ(iocb, ki_filp, f_path.dentry);
 
-	record_write(inode, dentry, BPF_CORE_READ(iocb, ki_pos), BPF_CORE_READ(from, count));
+	record_write(inode, BPF_CORE_READ(iocb, ki_pos), BPF_CORE_READ(from, count));
 	return 0;
 }
 
@@ -922,7 +972,7 @@ int BPF_PROG(tp_dirty_folio, struct folio *folio, struct address_space *mapping)
 {
 	struct inode *inode = BPF_CORE_READ(mapping, host);
 	struct page_key key = {};
-	__u64 ptr = (__u64)folio;
+	struct page_rec *rec;
 
 	count(CNT_DIRTY_FOLIO_EVENTS);
 	if (!inode)
@@ -930,9 +980,11 @@ int BPF_PROG(tp_dirty_folio, struct folio *folio, struct address_space *mapping)
 	inode_ids(inode, &key.dev, &key.ino);
 	if (!dev_wanted(key.dev))
 		return 0;
+	/* a write(2) recorded this page just before: usually a lookup only */
 	key.index = BPF_CORE_READ(folio, index);
-	if (bpf_map_update_elem(&folio_ptrs, &key, &ptr, BPF_ANY))
-		count(CNT_FOLIO_PTR_MAP_FULL);
+	rec = page_rec_get(&key);
+	if (rec)
+		rec->folio_ptr = (__u64)folio;
 	return 0;
 }
 
@@ -940,26 +992,7 @@ int BPF_PROG(tp_dirty_folio, struct folio *folio, struct address_space *mapping)
 SEC("raw_tp/iomap_writeback_folio")
 int BPF_PROG(tp_wb_folio, struct inode *inode, loff_t pos, u64 len)
 {
-	struct page_key key = {};
-	struct folio *folio = NULL;
-	__u64 *ptr;
-
-	inode_ids(inode, &key.dev, &key.ino);
-	key.index = pos >> page_shift;
-	ptr = bpf_map_lookup_elem(&folio_ptrs, &key);
-	if (ptr) {
-		folio = (struct folio *)*ptr;
-		/* the folio may have been freed and reused since it was dirtied */
-		if (BPF_CORE_READ(folio, mapping) != BPF_CORE_READ(inode, i_mapping) ||
-		    BPF_CORE_READ(folio, index) != key.index) {
-			count(CNT_FOLIO_PTR_STALE);
-			folio = NULL;
-		}
-		bpf_map_delete_elem(&folio_ptrs, &key);
-	} else if (dev_wanted(key.dev) && bitmap_kind != BITMAP_NONE) {
-		count(CNT_FOLIO_PTR_MISSING);
-	}
-	wb_begin(inode, folio, pos, len);
+	wb_begin(inode, NULL, pos, len);
 	return 0;
 }
 
@@ -991,7 +1024,6 @@ static long invalidate_page_cb(__u64 i, void *data)
 
 	w->key.index = w->first + i;
 	bpf_map_delete_elem(&pages, &w->key);
-	bpf_map_delete_elem(&folio_ptrs, &w->key);
 	return 0;
 }
 
@@ -1105,11 +1137,15 @@ int BPF_PROG(tp_bio_queue, struct bio *bio)
 static long flush_ctx_cb(struct bpf_map *map, __u32 *tid, struct wb_ctx *c,
 			 __u64 *idle_ns)
 {
-	if (bpf_ktime_get_ns() - c->start_ns < *idle_ns)
-		return 0;
-	count(CNT_FLUSHED_CTX);
-	finish_folio(c);
-	bpf_map_delete_elem(map, tid);
+	__u64 idle = bpf_ktime_get_ns() - c->start_ns;
+
+	if (c->active && idle >= *idle_ns) {
+		count(CNT_FLUSHED_CTX);
+		finish_folio(c);
+		c->active = 0;
+	} else if (!c->active && idle >= 1000000000ULL) {
+		bpf_map_delete_elem(map, tid);	/* a thread gone quiet */
+	}
 	return 0;
 }
 
@@ -1149,7 +1185,7 @@ static __always_inline void fexit_write_end(struct iomap_iter *iter, __u64 pos,
 {
 	if (write_end_ret_bool)
 		ret = (ret & 0xff) ? copied : 0;
-	record_write(BPF_CORE_READ(iter, inode), NULL, pos, ret);
+	record_write(BPF_CORE_READ(iter, inode), pos, ret);
 }
 
 /* 6.1-6.15: (iter, pos, len, copied, folio) -> size_t, or bool from 6.10 */
@@ -1227,9 +1263,9 @@ int BPF_KPROBE(kprobe_write_end, void *a0, __u64 a1, __u64 a2, __u64 a3, void *a
 	struct inode *inode = BPF_CORE_READ(iter, inode);
 
 	if (write_end_proto == WRITE_END_POS)	/* (iter, pos, len, copied, folio) */
-		record_write(inode, NULL, a1, write_end_bytes(a4, a2, a3));
+		record_write(inode, a1, write_end_bytes(a4, a2, a3));
 	else					/* (iter, len, copied, folio) */
-		record_write(inode, NULL, BPF_CORE_READ(iter, pos),
+		record_write(inode, BPF_CORE_READ(iter, pos),
 			     write_end_bytes((void *)a3, a1, a2));
 	return 0;
 }

@@ -43,6 +43,11 @@ struct page_rec {
 	__u32 continues;
 	__u32 whole_dirty;	/* folio dirtied whole (mmap, iomap_dirty_folio) */
 	__u32 pad;
+	/*
+	 * Tracepoint mode, first page of a folio: the folio, learnt when it
+	 * went clean -> dirty; writeback reads its dirty bitmap through it.
+	 */
+	__u64 folio_ptr;
 };
 
 struct file_key {
@@ -63,7 +68,7 @@ struct file_path {
 	char comp[PATH_MAX_COMPONENTS][PATH_COMPONENT_LEN];
 	__u32 depth;		/* components filled */
 	__u32 truncated;	/* deeper than PATH_MAX_COMPONENTS */
-	__u32 nlink;		/* at the last writeback: 0 means deleted */
+	__u32 nlink;		/* at first sight (wa_stats.nlink is newer) */
 	__u32 pad;
 };
 
@@ -117,10 +122,15 @@ struct wa_stats {
 	__u64 violation_folios;
 	__u64 unexplained_blocks;	/* submitted, dirty only in the kernel */
 	__u64 unchecked_blocks;		/* submitted where blocks are unknown */
+	__u64 nlink;			/* gauge: link count at the last writeback */
 	__u64 last_ns;			/* last update (bpf_ktime_get_ns) */
 };
 
-/* One writeback of one folio, in progress in one thread. */
+/*
+ * One writeback of one folio, in progress in one thread. The entry of a
+ * thread is kept between its folios (reset, not reallocated: it is 1 KiB)
+ * and dropped by the flush when the thread has been idle for a second.
+ */
 struct wb_ctx {
 	struct page_key key;		/* first page of the folio */
 	__u64 folio_pos;
@@ -138,14 +148,16 @@ struct wb_ctx {
 	__u64 first_violation;		/* folio offset of the first, + 1 */
 	__u64 unexplained_blocks;
 	__u64 unchecked_blocks;
-	__u64 dirty[IOMAPDIRTY_MAX_BITMAP_WORDS / 2];	/* dirty, any cause */
-	__u64 seen[IOMAPDIRTY_MAX_BITMAP_WORDS / 2];	/* by writes or whole */
+	__u64 nlink;
 	__u32 block_bits;
 	__u32 whole_dirty;
 	__u32 bitmap_read;		/* kernel_dirty_blocks is valid */
 	__u32 counted;			/* this folio passes the filters */
 	__u32 checkable;		/* its whole dirty state is known */
-	__u32 pad;
+	__u32 active;			/* a folio is in progress */
+	/* words beyond the folio's blocks are never read: not reset */
+	__u64 dirty[IOMAPDIRTY_MAX_BITMAP_WORDS / 2];	/* dirty, any cause */
+	__u64 seen[IOMAPDIRTY_MAX_BITMAP_WORDS / 2];	/* by writes or whole */
 };
 
 /* Histograms: log2 buckets (see buckets.h), one row of buckets each. */
@@ -182,7 +194,6 @@ enum counter_id {
 	CNT_FILE_MAP_FULL,
 	CNT_FS_MAP_FULL,
 	CNT_CTX_MAP_FULL,
-	CNT_FOLIO_PTR_MAP_FULL,
 	CNT_WRITE_TOO_LARGE,
 	CNT_FOLIO_TOO_LARGE,
 	CNT_FOLIO_PTR_MISSING,

@@ -130,7 +130,6 @@ int engine_open(struct engine *e, const struct plan *p,
 	}
 	set_rodata(e->skel, p, o);
 	bpf_map__set_max_entries(e->skel->maps.pages, max_pages);
-	bpf_map__set_max_entries(e->skel->maps.folio_ptrs, max_pages);
 	bpf_map__set_max_entries(e->skel->maps.pending_phys,
 				 o->verify ? max_pages : 1);
 	ret = select_programs(e->skel, p, o->verify, err, errlen);
@@ -297,6 +296,13 @@ enum path_state engine_file_path(struct engine *e, const struct file_key *key,
 	for (int i = (int)fp.depth - 1; i >= 0 && n < len; i--) {
 		fp.comp[i][PATH_COMPONENT_LEN - 1] = '\0';
 		n += snprintf(buf + n, len - n, "/%s", fp.comp[i]);
+	}
+	/* the link count of the last writeback; at first sight otherwise */
+	{
+		struct wa_stats st;
+
+		if (!bpf_map_lookup_elem(bpf_map__fd(e->skel->maps.files), key, &st))
+			fp.nlink = st.nlink;
 	}
 	if (fp.nlink == 0)
 		return PATH_DELETED;

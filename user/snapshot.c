@@ -21,7 +21,6 @@ const char *const counter_names[NR_COUNTERS] = {
 	[CNT_FILE_MAP_FULL] = "file_map_full",
 	[CNT_FS_MAP_FULL] = "fs_map_full",
 	[CNT_CTX_MAP_FULL] = "context_map_full",
-	[CNT_FOLIO_PTR_MAP_FULL] = "folio_pointer_map_full",
 	[CNT_WRITE_TOO_LARGE] = "write_too_large",
 	[CNT_FOLIO_TOO_LARGE] = "folio_too_large",
 	[CNT_FOLIO_PTR_MISSING] = "folio_pointer_missing",
