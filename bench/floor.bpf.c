@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The floor: empty raw tracepoint programs on the hooks iomapdirty uses in
+ * tracepoint mode. Their run time per event (kernel BPF stats) is the cost
+ * of merely being attached and measured: the dispatch from the tracepoint,
+ * the program call, and the two clock reads of the statistics themselves.
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+char LICENSE[] SEC("license") = "GPL";
+
+SEC("raw_tp/xfs_file_buffered_write")
+int floor_write(void *ctx) { return 0; }
+
+SEC("raw_tp/writeback_dirty_folio")
+int floor_dirty_folio(void *ctx) { return 0; }
+
+SEC("raw_tp/iomap_writeback_folio")
+int floor_wb_folio(void *ctx) { return 0; }
+
+SEC("raw_tp/iomap_add_to_ioend")
+int floor_add_to_ioend(void *ctx) { return 0; }
+
+SEC("raw_tp/iomap_invalidate_folio")
+int floor_invalidate(void *ctx) { return 0; }

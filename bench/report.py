@@ -1,0 +1,588 @@
+#!/usr/bin/env python3
+"""bench/report.py RAW_DIR OUT.json OUT.md
+
+Reads the per-run files bench/run.sh left in RAW_DIR and writes the summary
+(JSON and a Markdown table), and prints the table. Python standard library
+only. Ratios are paired: each run against the fio-alone run of the same
+round (A B C D are run back to back), then the median over rounds, with the
+smallest and largest ratio as the spread.
+"""
+import glob
+import json
+import os
+import re
+import statistics
+import sys
+
+RAW, OUT_JSON, OUT_MD = sys.argv[1:4]
+
+HOOKS = [  # (hook, tracepoint, iomapdirty program name prefix)
+    ("write", "xfs_file_buffered_write", "tp_xfs_buffered"),
+    ("dirty_folio", "writeback_dirty_folio", "tp_dirty_folio"),
+    ("writeback_folio", "iomap_writeback_folio", "tp_wb_folio"),
+    ("add_to_ioend", "iomap_add_to_ioend", "tp_submit_range"),
+    ("invalidate", "iomap_invalidate_folio", "tp_invalidate"),
+]
+VARIANTS = ["A-fio", "B-hist", "C-top", "D-bpftrace"]
+WORKLOADS = ["hot", "seed", "many"]
+
+
+def load(path, default=None):
+    try:
+        with open(path) as f:
+            text = f.read().strip()
+        return json.loads(text) if text else default
+    except (OSError, ValueError):
+        return default
+
+
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def spread(xs):
+    xs = [x for x in xs if x is not None]
+    return {"median": med(xs), "min": min(xs) if xs else None,
+            "max": max(xs) if xs else None, "n": len(xs)}
+
+
+def fio_metrics(path):
+    j = load(path)
+    if not j or not j.get("jobs"):
+        return None
+    w = j["jobs"][0]["write"]
+    sync = j["jobs"][0].get("sync", {}).get("lat_ns", {})
+    return {"iops": w["iops"], "bw_kib": w["bw"],
+            "fsync_mean_us": (sync.get("mean") or 0) / 1e3 or None}
+
+
+def losses_of(summary):
+    if not summary:
+        return None
+    return sum(int(v) for v in (summary.get("losses") or {}).values())
+
+
+def nonzero_losses(summary):
+    return {k: v for k, v in (summary or {}).get("losses", {}).items() if v}
+
+
+machine = load(os.path.join(RAW, "machine.json"), {})
+end = load(os.path.join(RAW, "end.json"), {})
+result = {"machine": machine, "end": end, "workloads": {}}
+
+# ------------------------------------------------------------ throughput
+for wl in WORKLOADS:
+    wdir = os.path.join(RAW, wl)
+    if not os.path.isdir(wdir):
+        continue
+    runs = {}
+    for d in sorted(glob.glob(os.path.join(wdir, "*-*"))):
+        name = os.path.basename(d)
+        m = re.match(r"(.+)-(\d+)$", name)
+        if not m or m.group(1) == "stats":
+            continue
+        v, rep = m.group(1), int(m.group(2))
+        kind = {"B-hist": "hist", "C-top": "top", "D-bpftrace": "peer"}.get(v)
+        r = {"fio": fio_metrics(os.path.join(d, "fio.json")),
+             "env": load(os.path.join(d, "env.json"), {}),
+             "failed": os.path.exists(os.path.join(d, "failed.json"))}
+        if kind:
+            ru = load(os.path.join(d, kind + ".rusage.json"), {})
+            ready = load(os.path.join(d, kind + ".ready"))
+            r["observer"] = {
+                "ready_ms": ru.get("ready_ms"),
+                "cpu_s": (ru.get("utime_s", 0) + ru.get("stime_s", 0)) if ru else None,
+                "utime_s": ru.get("utime_s"), "stime_s": ru.get("stime_s"),
+                "wall_s": ru.get("wall_s"), "maxrss_kb": ru.get("maxrss_kb"),
+                "exit": ru.get("exit")}
+            summ = load(os.path.join(d, kind + ".summary.json"))
+            r["summary"] = summ
+            bpf = load(os.path.join(d, kind + ".bpf.json"), {})
+            maps = bpf.get("maps", [])
+            r["bpf_memlock"] = sum(max(mp.get("memlock", 0), 0) for mp in maps)
+            r["maps"] = {mp["name"]: {k: mp[k] for k in ("max_entries", "memlock", "entries")}
+                         for mp in maps}
+        runs.setdefault(v, {})[rep] = r
+    variants = {}
+    base = runs.get("A-fio", {})
+    for v in VARIANTS:
+        if v not in runs:
+            continue
+        rs = runs[v]
+        ratios, bw_ratios = [], []
+        for rep, r in rs.items():
+            a = base.get(rep)
+            if r["fio"] and a and a["fio"]:
+                ratios.append(r["fio"]["iops"] / a["fio"]["iops"])
+                bw_ratios.append(r["fio"]["bw_kib"] / a["fio"]["bw_kib"])
+        entry = {
+            "iops": spread([r["fio"]["iops"] for r in rs.values() if r["fio"]]),
+            "bw_kib": spread([r["fio"]["bw_kib"] for r in rs.values() if r["fio"]]),
+            "ratio": spread(ratios),
+            "failed_runs": sum(1 for r in rs.values() if r["failed"]),
+            "foreign_probes_max": max((r["env"].get("foreign_probes") or 0 for r in rs.values()),
+                                      default=0),
+            "states": [r["env"].get("state") for r in rs.values()],
+        }
+        if any(r["fio"] and r["fio"]["fsync_mean_us"] for r in rs.values()):
+            entry["fsync_mean_us"] = spread([r["fio"]["fsync_mean_us"] for r in rs.values()
+                                             if r["fio"]])
+        obs = [r.get("observer") for r in rs.values() if r.get("observer")]
+        if obs:
+            entry["observer_runs"] = obs
+            entry["observer"] = {
+                "cpu_pct": spread([100 * o["cpu_s"] / o["wall_s"] for o in obs
+                                   if o.get("wall_s")]),
+                "cpu_s": spread([o["cpu_s"] for o in obs]),
+                "maxrss_kb": spread([o["maxrss_kb"] for o in obs]),
+                "ready_ms": spread([o["ready_ms"] for o in obs if o["ready_ms"] and o["ready_ms"] > 0]),
+            }
+        if v != "A-fio":
+            entry["bpf_memlock"] = spread([r.get("bpf_memlock") for r in rs.values()])
+        summs = [r.get("summary") for r in rs.values() if v in ("B-hist", "C-top")]
+        if summs:
+            entry["losses_total"] = sum(losses_of(s) or 0 for s in summs)
+            entry["losses_nonzero"] = [nonzero_losses(s) for s in summs if nonzero_losses(s)]
+            entry["missing_summaries"] = sum(1 for s in summs if not s)
+            entry["events"] = [s.get("events") for s in summs if s][:1]
+            maps = [r.get("maps") for r in rs.values() if r.get("maps")]
+            if maps:
+                entry["maps_last_run"] = maps[-1]
+            entry["files_in_summary"] = [s.get("nfiles_listed") for s in summs if s]
+            if summs and summs[0]:
+                ev = summs[0].get("events", {})
+                secs = summs[0].get("seconds") or 0
+                entry["event_rate_per_s"] = (sum(ev.get(k, 0) for k in (
+                    "write_events", "dirty_folio_events", "writeback_begin_events",
+                    "submit_events", "invalidate_events")) / secs) if secs else None
+        variants[v] = entry
+    result["workloads"][wl] = {"variants": variants}
+
+# ------------------------------------------------------- building blocks
+micro = []
+try:
+    with open(os.path.join(RAW, "micro", "micro.out")) as f:
+        micro = [json.loads(l) for l in f if l.strip()]
+except (OSError, ValueError):
+    pass
+result["micro"] = {p["program"]: {"events": p["run_cnt"],
+                                  "ns": p["run_time_ns"] / p["run_cnt"] if p["run_cnt"] else None}
+                   for p in micro}
+
+# ---------------------------------------------- past the documented bound
+od = os.path.join(RAW, "overflow")
+if os.path.isdir(od):
+    summ = load(os.path.join(od, "hist.summary.json"), {})
+    bpf = load(os.path.join(od, "hist.bpf.json"), {})
+    ru = load(os.path.join(od, "hist.rusage.json"), {})
+    maps = {m["name"]: m for m in bpf.get("maps", [])}
+    result["overflow"] = {
+        "files_written": load(os.path.join(od, "nfiles"), None),
+        "losses": nonzero_losses(summ),
+        "files_entries": (maps.get("files") or {}).get("entries"),
+        "files_max": (maps.get("files") or {}).get("max_entries"),
+        "paths_entries": (maps.get("paths") or {}).get("entries"),
+        "paths_max": (maps.get("paths") or {}).get("max_entries"),
+        "files_in_summary": summ.get("nfiles_listed"),
+        "maxrss_kb": ru.get("maxrss_kb"), "exit": ru.get("exit"),
+        "bpf_memlock": sum(max(m.get("memlock", 0), 0) for m in maps.values()),
+    }
+
+# ------------------------------------------------------------ BPF stats
+def prog_rows(bpf, names_by_id=None):
+    rows = {}
+    for p in (bpf or {}).get("progs", []):
+        rows[p["id"]] = p
+    return rows
+
+
+for wl in WORKLOADS:
+    sdirs = sorted(glob.glob(os.path.join(RAW, wl, "stats-*")))
+    if not sdirs:
+        continue
+    per_hook = {h[0]: {"tool": [], "peer": [], "floor": [], "events": []} for h in HOOKS}
+    flush = []
+    sanity = []
+    losses = []
+    for d in sdirs:
+        hist = load(os.path.join(d, "hist.bpf.json"), {})
+        peer = load(os.path.join(d, "peer.bpf.json"), {})
+        perf = load(os.path.join(d, "peer.perf.json"), [])
+        floor = []
+        try:
+            with open(os.path.join(d, "floor.out")) as f:
+                floor = [json.loads(l) for l in f if l.strip()]
+        except (OSError, ValueError):
+            pass
+        peer_by_tp = {}
+        peer_progs = prog_rows(peer)
+        for e in perf or []:
+            p = peer_progs.get(e.get("prog_id"))
+            if p:
+                peer_by_tp[e["tracepoint"]] = p
+        for hook, tp, prefix in HOOKS:
+            t = next((p for p in hist.get("progs", []) if p["name"].startswith(prefix[:15])), None)
+            fl = next((p for p in floor if p["tracepoint"] == tp), None)
+            pe = peer_by_tp.get(tp)
+            for key, p in (("tool", t), ("floor", fl), ("peer", pe)):
+                if p and p["run_cnt"]:
+                    per_hook[hook][key].append(p["run_time_ns"] / p["run_cnt"])
+            if t:
+                per_hook[hook]["events"].append(t["run_cnt"])
+        fp = next((p for p in hist.get("progs", []) if p["name"] == "flush_idle"), None)
+        if fp and fp["run_cnt"]:
+            flush.append({"runs": fp["run_cnt"], "ns_per_run": fp["run_time_ns"] / fp["run_cnt"]})
+        # totals, per event, all hooks together
+        summ = load(os.path.join(d, "hist.summary.json"))
+        psum = load(os.path.join(d, "peer.summary.json"))
+        losses.append(losses_of(summ))
+        if summ and psum:
+            t = summ.get("totals", {})
+            sanity.append({
+                "tool_app_bytes": t.get("app_bytes"), "peer_app_bytes": psum.get("app_bytes"),
+                "tool_folios": t.get("folios"), "peer_folios": psum.get("folios"),
+                "tool_submitted_bytes": t.get("submitted_bytes"),
+                "peer_submitted_bytes": psum.get("submitted_bytes"),
+                "tool_files": summ.get("nfiles_listed"), "peer_files": psum.get("files")})
+    hooks = {}
+    tot = {"tool": 0.0, "floor": 0.0, "peer": 0.0}
+    for hook, tp, _ in HOOKS:
+        h = per_hook[hook]
+        t, f, p = med(h["tool"]), med(h["floor"]), med(h["peer"])
+        hooks[hook] = {"tracepoint": tp, "events": med(h["events"]),
+                       "tool_ns": t, "floor_ns": f, "peer_ns": p,
+                       "tool_ns_spread": spread(h["tool"]),
+                       "ratio_tool_floor": (t / f) if t and f else None,
+                       "ratio_peer_floor": (p / f) if p and f else None}
+        n = med(h["events"]) or 0
+        if t and f:
+            tot["tool"] += t * n
+            tot["floor"] += f * n
+            if p:
+                tot["peer"] += p * n
+    result["workloads"][wl]["bpf_stats"] = {
+        "hooks": hooks, "flush_idle": flush, "sanity_vs_peer": sanity,
+        "losses": losses,
+        "weighted_ratio_tool_floor": tot["tool"] / tot["floor"] if tot["floor"] else None,
+    }
+
+# ------------------------------------------------------- start-up, memory
+sdir = os.path.join(RAW, "startup")
+startup = {}
+readies, cpus = [], []
+for d in glob.glob(os.path.join(sdir, "[0-9]*")):
+    ru = load(os.path.join(d, "hist.rusage.json"), {})
+    if ru.get("ready_ms", -1) > 0:
+        readies.append(ru["ready_ms"])
+        cpus.append(1e3 * (ru["utime_s"] + ru["stime_s"]))
+startup["ready_ms"] = spread(readies)
+startup["cpu_ms_start_and_stop"] = spread(cpus)
+
+
+def strace_breakdown(path):
+    """Phases of one start from `strace -ttt -T` landmarks."""
+    try:
+        lines = open(path).read().splitlines()
+    except OSError:
+        return None
+    ev = []
+    for l in lines:
+        m = re.match(r"(\d+) +(\d+\.\d+) (\w+)\((.*?)\)? += .*<([\d.]+)>$", l)
+        if m:
+            ev.append((float(m.group(2)), m.group(3), m.group(4), float(m.group(5))))
+    if not ev:
+        return None
+    t0 = ev[0][0]
+    marks = {"exec": t0}
+    btf_opens = [e for e in ev if e[1] == "openat" and "/sys/kernel/btf/vmlinux" in e[2]]
+    ksym = next((e for e in ev if e[1] == "openat" and "/proc/kallsyms" in e[2]), None)
+    ready = next((e for e in ev if e[1] == "write" and "ready" in e[2]), None)
+    first_map = next((e for e in ev if e[1] == "bpf" and "BPF_MAP_CREATE" in e[2]
+                      and "libbpf" not in e[2]), None)
+    loads = [e for e in ev if e[1] == "bpf" and "BPF_PROG_LOAD" in e[2]
+             and re.search(r'prog_name="(tp_|flush)', e[2])]
+    attach = [e for e in ev if e[1] == "bpf" and "BPF_RAW_TRACEPOINT_OPEN" in e[2]
+              and loads and e[0] > loads[-1][0]]
+    if not ready:
+        return None
+    out = {"total_under_strace_ms": (ready[0] - t0) * 1e3}
+    seq = [("exec", t0)]
+    if btf_opens:
+        seq.append(("facts: vmlinux BTF parse", btf_opens[0][0]))
+    if ksym:
+        seq.append(("facts: /proc/kallsyms scan", ksym[0]))
+        nxt = next((e for e in ev if e[0] > ksym[0] and not (e[1] == "close")), None)
+        if nxt:
+            seq.append(("trial attaches, plan", nxt[0]))
+    if len(btf_opens) > 1:
+        seq.append(("libbpf open: BTF, CO-RE", btf_opens[-1][0]))
+    if first_map:
+        seq.append(("map creation (preallocation)", first_map[0]))
+    if loads:
+        seq.append(("program load + verification", loads[0][0]))
+    if attach:
+        seq.append(("attach", attach[0][0]))
+    seq.append(("to ready", ready[0]))
+    seq.sort(key=lambda x: x[1])
+    phases = []
+    for (name, t), (_, t2) in zip(seq[:-1], seq[1:]):
+        phases.append({"phase": name if name != "exec" else "exec, options, mount lookup",
+                       "ms": (t2 - t) * 1e3})
+    out["phases"] = phases
+    out["program_loads_ms"] = {re.search(r'prog_name="([^"]+)"', e[2]).group(1): e[3] * 1e3
+                               for e in loads}
+    out["map_creates_ms"] = {}
+    for e in ev:
+        if e[1] == "bpf" and "BPF_MAP_CREATE" in e[2]:
+            m = re.search(r'map_name="([^"]+)"', e[2])
+            if m and e[3] > 0.0005:
+                out["map_creates_ms"][m.group(1)] = e[3] * 1e3
+    out["raw_tracepoint_opens"] = sum(1 for e in ev if e[1] == "bpf" and
+                                      "BPF_RAW_TRACEPOINT_OPEN" in e[2])
+    out["raw_tracepoint_open_ms"] = sum(e[3] for e in ev if e[1] == "bpf" and
+                                        "BPF_RAW_TRACEPOINT_OPEN" in e[2]) * 1e3
+    out["prog_loads"] = sum(1 for e in ev if e[1] == "bpf" and "BPF_PROG_LOAD" in e[2])
+    return out
+
+
+startup["strace"] = strace_breakdown(os.path.join(sdir, "strace.txt"))
+mem = []
+for d in sorted(glob.glob(os.path.join(sdir, "maxpages-*"))):
+    mp = int(d.rsplit("-", 1)[1])
+    bpf = load(os.path.join(d, "hist.bpf.json"), {})
+    maps = bpf.get("maps", [])
+    if maps:
+        mem.append({"max_pages": mp, "memlock": sum(max(m["memlock"], 0) for m in maps),
+                    "maps": {m["name"]: m["memlock"] for m in maps}})
+fit = None
+if len(mem) >= 2:
+    xs = [m["max_pages"] for m in mem]
+    ys = [m["memlock"] for m in mem]
+    xbar, ybar = sum(xs) / len(xs), sum(ys) / len(ys)
+    slope = sum((x - xbar) * (y - ybar) for x, y in zip(xs, ys)) / \
+        sum((x - xbar) ** 2 for x in xs)
+    fit = {"bytes_per_page_record": slope, "fixed_bytes": ybar - slope * xbar,
+           "max_residual_bytes": max(abs(y - (ybar + slope * (x - xbar))) for x, y in zip(xs, ys))}
+startup["map_memory"] = mem
+startup["map_memory_fit"] = fit
+result["startup"] = startup
+
+# steady-state CPU of the observers: the run minus one start+stop measured alone
+start_cpu_s = (startup["cpu_ms_start_and_stop"]["median"] or 0) / 1e3
+for wl, w in result["workloads"].items():
+    for v, e in w["variants"].items():
+        obs = e.pop("observer_runs", None)
+        if not obs or v not in ("B-hist", "C-top"):
+            continue
+        steady = []
+        for o in obs:
+            if o.get("wall_s") and o.get("ready_ms") and o["ready_ms"] > 0:
+                run_s = o["wall_s"] - o["ready_ms"] / 1e3
+                if run_s > 0:
+                    steady.append(100 * max(o["cpu_s"] - start_cpu_s, 0) / run_s)
+        e["observer"]["steady_cpu_pct"] = spread(steady)
+
+# ------------------------------------------------------------- targets
+W = result["workloads"]
+
+
+def ratio(wl, v):
+    return (((W.get(wl) or {}).get("variants") or {}).get(v) or {}).get("ratio", {}).get("median")
+
+
+targets = []
+rb, rc, rd = ratio("hot", "B-hist"), ratio("hot", "C-top"), ratio("hot", "D-bpftrace")
+targets.append({"target": "hot: throughput with iomapdirty hist >= 98% of fio alone",
+                "value": rb, "met": rb is not None and rb >= 0.98})
+if rc is not None:
+    targets.append({"target": "hot: throughput with iomapdirty top >= 98% of fio alone",
+                    "value": rc, "met": rc >= 0.98})
+for wl in WORKLOADS:
+    b, d = ratio(wl, "B-hist"), ratio(wl, "D-bpftrace")
+    if b is not None and d is not None:
+        lb, ld = 1 - b, 1 - d
+        targets.append({"target": f"{wl}: iomapdirty's throughput loss <= 1/3 of bpftrace's",
+                        "value": {"iomapdirty_loss": lb, "bpftrace_loss": ld,
+                                  "loss_ratio": (lb / ld) if ld > 0 else None},
+                        "met": lb <= ld / 3 if ld > 0 else lb <= 0})
+st = (W.get("hot") or {}).get("bpf_stats")
+if st:
+    worst = max(((h, v["ratio_tool_floor"]) for h, v in st["hooks"].items()
+                 if v["ratio_tool_floor"]), key=lambda x: x[1], default=(None, None))
+    meds = [v["ratio_tool_floor"] for v in st["hooks"].values() if v["ratio_tool_floor"]]
+    targets.append({"target": "hot: BPF cost per event within 3x of the empty-program floor "
+                              "(every hook)",
+                    "value": {"per_hook": {h: v["ratio_tool_floor"] for h, v in st["hooks"].items()
+                                           if v["ratio_tool_floor"]},
+                              "worst": worst, "event_weighted": st["weighted_ratio_tool_floor"]},
+                    "met": bool(meds) and max(meds) <= 3})
+hv = ((W.get("hot") or {}).get("variants") or {})
+hot_losses = sum((hv.get(v) or {}).get("losses_total", 0) for v in ("B-hist", "C-top"))
+hot_losses += sum(x or 0 for x in (st or {}).get("losses", []))
+missing = sum((hv.get(v) or {}).get("missing_summaries", 0) for v in ("B-hist", "C-top"))
+targets.append({"target": "hot: no lost events (losses all 0 in every summary)",
+                "value": {"losses": hot_losses, "missing_summaries": missing,
+                          "event_rate_per_s": (hv.get("B-hist") or {}).get("event_rate_per_s")},
+                "met": hot_losses == 0 and missing == 0 and "B-hist" in hv})
+all_losses, all_missing = {}, 0
+for wl, w in W.items():
+    for v in ("B-hist", "C-top"):
+        e = (w.get("variants") or {}).get(v) or {}
+        all_losses[f"{wl}/{v}"] = e.get("losses_total")
+        all_missing += e.get("missing_summaries", 0)
+    st_ = w.get("bpf_stats") or {}
+    all_losses[f"{wl}/stats"] = sum(x or 0 for x in st_.get("losses", []))
+targets.append({"target": "every workload: losses all 0 in every iomapdirty summary",
+                "value": all_losses,
+                "met": all_missing == 0 and all(v == 0 for v in all_losses.values())})
+mv = ((W.get("many") or {}).get("variants") or {}).get("B-hist")
+if mv:
+    maps = mv.get("maps_last_run", {})
+    full = mv.get("losses_total", 0)
+    within = all((m.get("entries", -1) or 0) <= m["max_entries"] for m in maps.values())
+    targets.append({"target": "many files: memory bounded (no map full, entries within bounds, "
+                              "kernel memory fixed at load)",
+                    "value": {"losses": full, "files_entries": (maps.get("files") or {}).get("entries"),
+                              "paths_entries": (maps.get("paths") or {}).get("entries"),
+                              "bpf_memlock": mv.get("bpf_memlock", {}).get("median"),
+                              "maxrss_kb": (mv.get("observer") or {}).get("maxrss_kb", {}).get("max"),
+                              "fit": fit},
+                    "met": full == 0 and within and bool(maps)})
+ov = result.get("overflow")
+if ov:
+    counted = ov["losses"].get("file_map_full", 0) > 0 and ov["losses"].get("path_map_full", 0) > 0
+    targets.append({"target": "past the bound (more files than the maps hold): entries stop at "
+                              "max_entries, the misses are counted as losses, memory unchanged",
+                    "value": {k: ov[k] for k in ("files_written", "files_entries", "paths_entries",
+                                                  "losses", "maxrss_kb")},
+                    "met": bool(counted and ov["files_entries"] <= ov["files_max"]
+                                and ov["paths_entries"] <= ov["paths_max"])})
+rm = startup["ready_ms"]["median"]
+targets.append({"target": "load and attach < 300 ms (median exec -> ready)",
+                "value": rm, "met": rm is not None and rm < 300})
+result["targets"] = targets
+
+with open(OUT_JSON, "w") as f:
+    json.dump(result, f, indent=1, sort_keys=False)
+
+# ------------------------------------------------------------- markdown
+def pct(x):
+    return "-" if x is None else f"{100 * x:.1f}%"
+
+
+def num(x, fmt="{:.0f}"):
+    return "-" if x is None else fmt.format(x)
+
+
+md = []
+m = machine
+md.append(f"Machine: {m.get('nproc')} CPUs ({m.get('cpu')}), "
+          f"{(m.get('mem_total_kb') or 0) / 1048576:.1f} GiB, Linux {m.get('kernel')}; "
+          f"busy state at start {m.get('start_state')}, at end {end.get('end_state')}; "
+          f"iomapdirty {m.get('git')} (binary {m.get('tool_sha256')}); "
+          f"{m.get('fio')}, {m.get('bpftrace')}; run took {end.get('seconds')} s"
+          f"{' (--quick)' if m.get('quick') else ''}.")
+md.append("")
+md.append("### Throughput (median of paired ratios to fio alone, [min, max])")
+md.append("")
+md.append("| workload | fio alone | + iomapdirty hist | + iomapdirty top | + bpftrace peer | "
+          "hist CPU | hist peak RSS |")
+md.append("|---|---|---|---|---|---|---|")
+for wl in WORKLOADS:
+    v = (W.get(wl) or {}).get("variants")
+    if not v:
+        continue
+    a = v.get("A-fio", {})
+    cells = [f"{wl}", f"{num(a.get('iops', {}).get('median'))} IOPS"
+             f" [{num(a.get('iops', {}).get('min'))}, {num(a.get('iops', {}).get('max'))}]"]
+    for k in ("B-hist", "C-top", "D-bpftrace"):
+        r = (v.get(k) or {}).get("ratio")
+        if k == "C-top" and not v.get(k):
+            cells.append("not available yet")
+        elif not r or r.get("median") is None:
+            cells.append("-")
+        else:
+            cells.append(f"{pct(r['median'])} [{pct(r['min'])}, {pct(r['max'])}] (n={r['n']})")
+    o = (v.get("B-hist") or {}).get("observer") or {}
+    cells.append(f"{num(o.get('cpu_pct', {}).get('median'), '{:.1f}')}% of a CPU")
+    cells.append(f"{num((o.get('maxrss_kb') or {}).get('max'))} KiB")
+    md.append("| " + " | ".join(cells) + " |")
+md.append("")
+md.append("### Observers (median over the throughput runs)")
+md.append("")
+md.append("| workload | observer | CPU over the run | CPU after start-up | peak RSS | BPF map memory | losses |")
+md.append("|---|---|---|---|---|---|---|")
+for wl in WORKLOADS:
+    v = (W.get(wl) or {}).get("variants")
+    if not v:
+        continue
+    for k, label in (("B-hist", "iomapdirty hist"), ("C-top", "iomapdirty top"),
+                     ("D-bpftrace", "bpftrace peer")):
+        e = v.get(k)
+        if not e or not e.get("observer"):
+            continue
+        o = e["observer"]
+        steady = (o.get("steady_cpu_pct") or {}).get("median")
+        mem = (e.get("bpf_memlock") or {}).get("median")
+        md.append(f"| {wl} | {label} | {num(o['cpu_s']['median'], '{:.2f}')} s "
+                  f"({num(o['cpu_pct']['median'], '{:.1f}')}% of a CPU) | "
+                  f"{num(steady, '{:.1f}') + '% of a CPU' if steady is not None else '-'} | "
+                  f"{num(o['maxrss_kb']['max'])} KiB | "
+                  f"{num(mem / 1048576, '{:.1f}') + ' MiB' if mem else '-'} | "
+                  f"{e.get('losses_total', '-')} |")
+md.append("")
+md.append("### BPF run time per event (kernel BPF stats, median over stats runs)")
+md.append("")
+md.append("| workload | hook | events | iomapdirty ns | floor ns | ratio | bpftrace ns | ratio |")
+md.append("|---|---|---|---|---|---|---|---|")
+for wl in WORKLOADS:
+    st = (W.get(wl) or {}).get("bpf_stats")
+    if not st:
+        continue
+    for hook, h in st["hooks"].items():
+        if not h["events"]:
+            continue
+        md.append(f"| {wl} | {hook} | {num(h['events'])} | {num(h['tool_ns'])} | "
+                  f"{num(h['floor_ns'])} | {num(h['ratio_tool_floor'], '{:.1f}x')} | "
+                  f"{num(h['peer_ns'])} | {num(h['ratio_peer_floor'], '{:.1f}x')} |")
+    md.append(f"| {wl} | all, event-weighted | | | | "
+              f"{num(st['weighted_ratio_tool_floor'], '{:.1f}x')} | | |")
+md.append("")
+if result["micro"]:
+    mi = result["micro"]
+    md.append("Building blocks on the write hook, same events (bench/micro, ns per event): " +
+              ", ".join(f"{k} {num(v['ns'])}" for k, v in mi.items()) + ".")
+    md.append("")
+su = startup
+md.append(f"Load and attach (exec -> \"ready\", {su['ready_ms']['n']} starts): median "
+          f"{num(su['ready_ms']['median'])} ms [{num(su['ready_ms']['min'])}, "
+          f"{num(su['ready_ms']['max'])}]; CPU per start+stop {num(su['cpu_ms_start_and_stop']['median'])} ms.")
+if su.get("strace"):
+    md.append("")
+    md.append(f"Start-up under strace ({num(su['strace']['total_under_strace_ms'])} ms): " +
+              "; ".join(f"{p['phase']} {p['ms']:.0f} ms" for p in su["strace"]["phases"]) + ".")
+    md.append("Program load+verify: " + ", ".join(
+        f"{k} {v:.1f} ms" for k, v in su["strace"]["program_loads_ms"].items()) + ".")
+if fit:
+    md.append("")
+    md.append(f"Kernel memory of the maps (memlock): {fit['fixed_bytes'] / 1048576:.1f} MiB + "
+              f"{fit['bytes_per_page_record']:.0f} B x --max-pages "
+              f"(default 131072: {(fit['fixed_bytes'] + 131072 * fit['bytes_per_page_record']) / 1048576:.1f} MiB).")
+md.append("")
+md.append("### Targets")
+md.append("")
+md.append("| target | value | met |")
+md.append("|---|---|---|")
+for t in targets:
+    val = t["value"]
+    if isinstance(val, float):
+        val = f"{val:.3f}" if val < 10 else f"{val:.0f}"
+    elif isinstance(val, dict):
+        val = json.dumps(val, default=lambda o: round(o, 3) if isinstance(o, float) else str(o))
+        val = re.sub(r"(\d+\.\d{3})\d+", r"\1", val)
+    md.append(f"| {t['target']} | {val} | {'met' if t['met'] else '**missed**'} |")
+text = "\n".join(md) + "\n"
+with open(OUT_MD, "w") as f:
+    f.write(text)
+print(text)
