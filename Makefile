@@ -30,7 +30,7 @@ USER_SRCS := $(filter-out user/main.c,$(wildcard user/*.c))
 USER_OBJS := $(patsubst user/%.c,$(OUTPUT)/%.o,$(USER_SRCS))
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all clean check unit unit-bins e2e-bins demo deps vmcheck
+.PHONY: all clean check unit unit-bins e2e-bins demo deps vmcheck static
 all: iomapdirty
 
 $(OUTPUT) $(OUTPUT)/tests:
@@ -52,6 +52,21 @@ $(OUTPUT)/%.o: user/%.c $(wildcard user/*.h) include/*.h $(OUTPUT)/iomapdirty.sk
 iomapdirty: $(OUTPUT)/main.o $(USER_OBJS)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LIBS) -o $@
+
+# Statically linked builds for the kernel lab's guests (tests/vm), which
+# have no libbpf, libelf or ncurses of their own.
+STATIC_LIBS := -lbpf -lelf -lz -lncursesw -ltinfo
+E2E_SRCS := tests/e2e/workload.c tests/e2e/expect.c tests/e2e/folio_layout.c
+
+static: iomapdirty.static tests/e2e/workload.static
+
+iomapdirty.static: $(OUTPUT)/main.o $(USER_OBJS)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(CFLAGS) -static $^ $(STATIC_LIBS) -o $@
+
+tests/e2e/workload.static: $(E2E_SRCS) $(wildcard tests/e2e/*.h)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) -O2 -g -Wall -Wextra -std=gnu11 -static $(E2E_SRCS) -o $@
 
 $(OUTPUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(USER_OBJS) | $(OUTPUT)/tests
 	$(call msg,TEST,$@)
@@ -77,12 +92,16 @@ demo: deps
 check: deps
 	$(Q)tests/run.sh
 
+# The kernel lab with its payload (tests/vm/payload): the end-to-end
+# checks and the seed's fio job in both guests; writes docs/lab-results.md.
 vmcheck: deps
 	$(Q)scripts/install-deps.sh --lab
-	$(Q)$(MAKE) -s all
-	$(Q)tests/vm/vmcheck.sh
+	$(Q)$(MAKE) -s all static
+	$(Q)VM_PAYLOAD_DIR=tests/vm/payload \
+		VM_PAYLOAD_EXTRA="iomapdirty.static tests/e2e/workload.static jq examples/seed-randwrite.fio" \
+		VM_RESULTS_MD=docs/lab-results.md tests/vm/vmcheck.sh
 
 clean:
 	$(call msg,CLEAN)
-	$(Q)rm -rf $(OUTPUT) iomapdirty
+	$(Q)rm -rf $(OUTPUT) iomapdirty iomapdirty.static tests/e2e/workload.static
 	$(Q)$(MAKE) -s -C tests/e2e clean

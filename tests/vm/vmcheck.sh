@@ -8,6 +8,11 @@
 # Environment:
 #   VM_KERNELS            variants to build and boot (default "unpatched rfcv4")
 #   VM_PAYLOAD_DIR        directory copied to /payload in the guest
+#   VM_PAYLOAD_EXTRA      files (paths, or commands on PATH) copied into
+#                         /payload/bin, a ".static" suffix dropped; dynamic
+#                         executables get their libraries
+#   VM_RESULTS_MD         also write the payload's results table there
+#                         (tests/vm/lab-results.sh; after a run with no failure)
 #   VM_SMOKE              auto (smoke suite unless /payload/run.sh), always, never
 #   SEEDS_DIR             seed patches (default: <repo>/../shared/seeds)
 #   IOMAPDIRTY_LAB_CACHE  kernel cache (default /var/cache/iomapdirty-lab)
@@ -27,6 +32,8 @@ CACHE=${IOMAPDIRTY_LAB_CACHE:-/var/cache/iomapdirty-lab}
 OUT=${VM_OUT_DIR:-$CACHE/out}
 VM_KERNELS=${VM_KERNELS:-unpatched rfcv4}
 VM_PAYLOAD_DIR=${VM_PAYLOAD_DIR:-}
+VM_PAYLOAD_EXTRA=${VM_PAYLOAD_EXTRA:-}
+VM_RESULTS_MD=${VM_RESULTS_MD:-}
 VM_SMOKE=${VM_SMOKE:-auto}
 VM_TIMEOUT=${VM_TIMEOUT:-600}
 VM_MEM=${VM_MEM:-1536}
@@ -263,8 +270,10 @@ copy_with_libs() {	# root binary...
 }
 
 copy_libs() {	# root elf: the shared libraries and loader that ldd lists
-	local lib
-	ldd "$2" 2>/dev/null | grep -oE '/[^ ]+' | while read -r lib; do
+	local lib libs
+	# ldd fails on static executables and on scripts: nothing to copy
+	libs=$(ldd "$2" 2>/dev/null | grep -oE '/[^ ]+') || return 0
+	for lib in $libs; do
 		[ -e "$1/$lib" ] || install -D -m 0755 "$(readlink -f "$lib")" "$1/$lib"
 	done
 }
@@ -308,6 +317,18 @@ build_initramfs() {
 			copy_libs "$root" "$f"
 		done
 	fi
+	for f in $VM_PAYLOAD_EXTRA; do
+		local src name
+		if [ -e "$f" ]; then
+			src=$f
+		else
+			src=$(command -v "$f") || die "VM_PAYLOAD_EXTRA: $f not found"
+		fi
+		name=$(basename "$src" .static)
+		install -D -m 0755 "$src" "$root/payload/bin/$name"
+		copy_libs "$root" "$src"
+		log "payload: $src -> /payload/bin/$name"
+	done
 	(cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 >"$img"
 	log "initramfs: $img ($(du -h "$img" | cut -f1))"
 }
@@ -393,8 +414,8 @@ check_variant() {	# variant
 	fi
 }
 
-smoke_value() {	# variant fsname key
-	grep "^VMRESULT smoke $2 variant=$1 " "$OUT/$1.console.log" 2>/dev/null |
+smoke_value() {	# variant fsname key; empty when the smoke suite did not run
+	{ grep "^VMRESULT smoke $2 variant=$1 " "$OUT/$1.console.log" 2>/dev/null || true; } |
 		tr ' ' '\n' | sed -n "s/^$3=//p" | head -n1
 }
 
@@ -414,6 +435,27 @@ compare_variants() {
 	else
 		fail "compare:xfs1k_rfcv4_writes_less_data" \
 			"rfcv4 wrote $r data bytes, unpatched $u: want rfcv4 <= unpatched/2"
+	fi
+}
+
+# The payload's VMRESULT lines as a Markdown report (tests/vm/lab-results.sh)
+write_results() {
+	local md=$OUT/lab-results.md v logs=()
+	grep -qs '^VMRESULT fio ' "$OUT"/*.console.log || return 0
+	for v in $VM_KERNELS; do logs+=("$v=$OUT/$v.console.log"); done
+	"$HERE/lab-results.sh" --passed "$PASSED" --failed "$FAILED" "${logs[@]}" >"$md" ||
+		{ fail "lab_results" "tests/vm/lab-results.sh failed"; return 0; }
+	log "results: $md"
+	[ -n "$VM_RESULTS_MD" ] || return 0
+	if [ "$FAILED" -ne 0 ]; then
+		log "not updating $VM_RESULTS_MD: $FAILED checks failed"
+	elif [ "${#logs[@]}" -ne 2 ] ||
+		! grep -qs '^VMRESULT fio variant=unpatched ' "$OUT/unpatched.console.log" ||
+		! grep -qs '^VMRESULT fio variant=rfcv4 ' "$OUT/rfcv4.console.log"; then
+		log "not updating $VM_RESULTS_MD: it needs both kernels (VM_KERNELS=\"$VM_KERNELS\")"
+	else
+		cp "$md" "$VM_RESULTS_MD"
+		log "wrote $VM_RESULTS_MD"
 	fi
 }
 
@@ -454,6 +496,7 @@ main() {
 		check_variant "$v"
 	done
 	compare_variants
+	write_results
 	echo "$PASSED passed, $FAILED failed"
 	[ "$FAILED" -eq 0 ]
 }

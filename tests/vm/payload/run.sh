@@ -1,0 +1,498 @@
+# iomapdirty end-to-end in a kernel-lab guest (tests/vm/README.md, "The
+# payload").  Run by /init with busybox sh, cwd /payload, VMCHECK_VARIANT set.
+# /payload/bin holds iomapdirty and workload (static), jq and the seed's fio
+# job (`make vmcheck` puts them there through VM_PAYLOAD_EXTRA).
+#
+# For each mechanism (fentry, kprobe, tracepoint): iomapdirty hist around
+# scripted writes on the 1 KiB-block XFS, its summary compared with the
+# figures the workload computes from what it wrote, and with the data bytes
+# the block layer saw (block_rq_issue on the loop device, inside the file's
+# extents); mmap dirtying; verify.  Then the seed's fio job, scaled to the
+# guest, under `iomapdirty run`.  Every check prints VMTEST PASS|FAIL;
+# figures for docs/lab-results.md are VMRESULT lines (tests/vm/lab-results.sh).
+# shellcheck disable=SC2046,SC2154 # set -- $(...) splits on purpose; load sets E_*, V_* ...
+. /lib/vmcheck/lib.sh
+export PATH=/payload/bin:$PATH
+V=$VMCHECK_VARIANT
+MNT=/mnt/xfs1k
+DEV=/dev/loop0
+T=/sys/kernel/tracing
+W=/tmp/payload
+MODES="fentry kprobe tracepoint"
+READY_TIMEOUT=60	# seconds for a tool to attach (TCG is slow)
+STOP_TIMEOUT=60		# seconds for it to print its summary and exit
+# The scripted A/B workload: small scattered overwrites, then fsync.
+NWRITES=20 WLEN=100
+STRIDE_ALIGNED=20480	# every write inside one 1 KiB block: 1 block per folio
+STRIDE_CROSSING=20000	# as the smoke suite: 2 of the 20 writes cross a block
+MMAP_PAGES=8
+# The seed's fio job (examples/seed-randwrite.fio) scaled to the guest.
+FIO_SIZE=16M FIO_RUNTIME=20 FIO_JOBS=1
+
+mkdir -p $W
+PAGE_SIZE=$(awk '/^KernelPageSize:/ { print $2 * 1024; exit }' /proc/self/smaps)
+info() { echo "VMINFO [$(now)] $*"; }
+now() { cut -d' ' -f1 /proc/uptime; }
+jqm() { jq -M "$@"; }
+
+# check NAME WANT GOT [WHAT]: equal as strings (jq -c prints numbers exactly)
+check() {
+	if [ "$2" = "$3" ]; then
+		vmtest_pass "$1"
+	else
+		vmtest_fail "$1" "${4:+$4: }want $2 got $3"
+	fi
+}
+
+# check_ratio NAME NUM DEN GOT: GOT is NUM/DEN as the tool prints it (4 decimals)
+check_ratio() {
+	if awk -v n="$2" -v d="$3" -v g="$4" 'BEGIN {
+		if (d == 0) exit g != "null"
+		r = n / d; exit !(g != "null" && g - r < 0.00005 && r - g < 0.00005) }'; then
+		vmtest_pass "$1"
+	else
+		vmtest_fail "$1" "want $2/$3 got $4"
+	fi
+}
+
+# ------------------------------------------------------------------ the tool
+TOOL_PID='' TOOL_RC=''
+# tool_start OUT ERR ARGS...: iomapdirty ARGS in the background, until ready
+tool_start() {
+	out=$1 err=$2 i=0
+	shift 2
+	# emptied here: the child's own redirection may come after our first grep
+	: >"$out"
+	: >"$err"
+	iomapdirty "$@" >>"$out" 2>>"$err" &
+	TOOL_PID=$!
+	while ! grep -q 'iomapdirty: ready' "$err"; do
+		if ! kill -0 $TOOL_PID 2>/dev/null || [ $i -ge $((READY_TIMEOUT * 10)) ]; then
+			tool_stop
+			echo "--- iomapdirty $* did not get ready (exit $TOOL_RC):"
+			cat "$err"
+			return 1
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+# tool_stop: SIGINT, wait; TOOL_RC is its exit status (124: had to be killed)
+tool_stop() {
+	i=0
+	kill -INT $TOOL_PID 2>/dev/null
+	while kill -0 $TOOL_PID 2>/dev/null && [ $i -lt $((STOP_TIMEOUT * 10)) ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if kill -0 $TOOL_PID 2>/dev/null; then
+		kill -KILL $TOOL_PID
+		wait $TOOL_PID
+		TOOL_RC=124
+	else
+		wait $TOOL_PID
+		TOOL_RC=$?
+	fi
+	TOOL_PID=
+}
+
+# ------------------------------------------------- block layer ground truth
+# 512-byte sector range of the internal log: "start end"
+log_sectors() {
+	ls=$(xfs_db -r -c 'sb 0' -c 'p logstart' "$1" | sed 's/.*= //')
+	lb=$(xfs_db -r -c 'sb 0' -c 'p logblocks' "$1" | sed 's/.*= //')
+	bsz=$(xfs_db -r -c 'sb 0' -c 'p blocksize' "$1" | sed 's/.*= //')
+	start=$(xfs_db -r -c "convert fsb $ls daddr" "$1" | sed 's/.*(\([0-9]*\)).*/\1/')
+	echo "$start $((start + lb * bsz / 512))"
+}
+set -- $(log_sectors $DEV)
+LOG0=$1 LOG1=$2
+DEVT=$(cat /sys/block/${DEV#/dev/}/dev)	# MAJ:MIN
+info "payload $DEV ($DEVT): log sectors [$LOG0, $LOG1)"
+
+# block_rq_issue on our device only, into a buffer large enough for fio
+trace_start() {
+	echo 0 >$T/tracing_on
+	echo 32768 >$T/buffer_size_kb
+	echo >$T/trace
+	echo "dev == $(((${DEVT%:*} << 20) | ${DEVT#*:}))" >$T/events/block/block_rq_issue/filter
+	echo 1 >$T/events/block/block_rq_issue/enable
+	echo 1 >$T/tracing_on
+}
+
+# trace_stop RAW: the trace into RAW; TRACE_OVERRUN: events lost
+trace_stop() {
+	echo 0 >$T/tracing_on
+	cat $T/trace >"$1"
+	TRACE_OVERRUN=$(awk '/^overrun:/ { s += $2 } END { print s + 0 }' $T/per_cpu/cpu*/stats)
+	echo 0 >$T/events/block/block_rq_issue/enable
+	echo 0 >$T/events/block/block_rq_issue/filter
+	echo >$T/trace
+}
+
+# file_extents FILE: its extents as "first_sector end_sector" (fiemap, 512 B units)
+file_extents() {
+	xfs_io -r -c fiemap "$1" | sed -n 's/.*\]: *\([0-9]*\)\.\.\([0-9]*\).*/\1 \2/p' |
+		awk '{ print $1, $2 + 1 }'
+}
+
+# blk_bytes RAW EXTENTS: "file_bytes other_bytes log_bytes requests" written:
+# inside the file's extents, elsewhere outside the log (metadata), in the log
+blk_bytes() {
+	awk -v l0=$LOG0 -v l1=$LOG1 '
+		BEGIN { n = 0 }
+		FNR == NR { es[n] = $1; ee[n] = $2; n++; next }
+		/ block_rq_issue: / {
+			sub(/.* block_rq_issue: /, "")
+			# dev rwbs bytes (cmd) sector + nr_sector [comm]
+			if ($2 !~ /W/) next
+			split($0, a, / \+ /); k = split(a[1], l, " "); split(a[2], r, " ")
+			s = l[k]; e = s + r[1]
+			if (e == s) next
+			reqs++
+			if ((s % 2 || e % 2) && odd++ < 10)
+				print "VMINFO block request not 1 KiB aligned: " $0 > "/dev/stderr"
+			if (s >= l0 && s < l1) { logb += (e - s) * 512; next }
+			in_file = 0
+			for (i = 0; i < n; i++) {
+				lo = s > es[i] ? s : es[i]; hi = e < ee[i] ? e : ee[i]
+				if (hi > lo) in_file += hi - lo
+			}
+			fileb += in_file * 512; other += (e - s - in_file) * 512
+		}
+		END { print fileb + 0, other + 0, logb + 0, reqs + 0 }' "$2" "$1"
+}
+
+# ----------------------------------------------------------------- the plan
+plan_hook() {	# JSON HOOK FIELD
+	jqm -r --arg h "$2" ".plan.hooks[] | select(.hook == \$h) | .$3" "$1"
+}
+
+check_plan() {
+	echo "--- iomapdirty probes"
+	iomapdirty probes
+	rc=$?
+	iomapdirty probes --json >$W/plan.json
+	echo "--- iomapdirty probes --json"
+	cat $W/plan.json
+	check plan_auto_exit 0 $rc "iomapdirty probes"
+	p=$W/plan.json
+	check plan_writeback_hook iomap_do_writepage "$(plan_hook $p writeback_begin target)" \
+		"writeback hook (iomap_writepage_map is inlined in this build)"
+	case "$(plan_hook $p writeback_begin rejected)" in
+	*"iomap_writepage_map: not in this kernel"*)
+		vmtest_pass plan_writepage_map_fallback_documented ;;
+	*)
+		vmtest_fail plan_writepage_map_fallback_documented \
+			"want iomap_writepage_map rejected as not in this kernel, got: $(plan_hook $p writeback_begin rejected)" ;;
+	esac
+	check plan_submit_tracepoint iomap_writepage_map "$(plan_hook $p submit target)"
+	if [ "$V" = rfcv4 ]; then
+		check plan_family a "$(jqm -r .plan.family $p)"
+		check plan_dirty_bitmap iomap_page.state "$(jqm -r .plan.dirty_bitmap $p)"
+		check plan_write_hook iomap_write_end "$(plan_hook $p write target)"
+		check plan_whole_folio_dirty_hook iomap_dirty_folio "$(plan_hook $p whole_folio_dirty target)"
+	else
+		check plan_family b "$(jqm -r .plan.family $p)"
+		check plan_dirty_bitmap none "$(jqm -r .plan.dirty_bitmap $p)"
+		check plan_write_hook iomap_write_end "$(plan_hook $p write target)"
+	fi
+}
+
+# ------------------------------------------------------------ the scenarios
+# The workload's figures: from the measured folio layout when it was probed.
+EXP_PICK='if .layout.probe == "kpageflags" and .layout.expect != null then .layout.expect else . end'
+
+# The tool's final summary totals, compact, into $2; losses into $3.
+summary_totals() {
+	jqm -c 'select(.type == "summary") | .totals' "$1" | tail -n 1 >"$2"
+	jqm -c 'select(.type == "summary") | [.losses | to_entries[] | select(.value != 0)] | from_entries' \
+		"$1" | tail -n 1 >"$3"
+}
+
+# load PREFIX FILE FILTER: the scalar fields of the object FILTER selects
+# in FILE as shell variables PREFIX<field>, as jq -c prints them (one jq
+# per JSON document: each jq start costs a fraction of a second under TCG)
+load() {
+	eval "$(jqm -r "$3"' | to_entries[] | select(.key | test("^[a-z_0-9]+$"))
+		| select(.value | type != "object" and type != "array")
+		| "'"$1"'\(.key)=\(.value | if type == "string" then . else tojson end | @sh)"' "$2")"
+}
+val() { eval "echo \"\${$1$2-}\""; }
+g() { val G_ "$1"; }	# tool's totals (load G_ ...)
+x() { val X_ "$1"; }	# workload's figures (load X_ ...)
+
+# scatter MODE NAME STRIDE: hist around NWRITES x WLEN bytes at STRIDE + fsync
+scatter() {
+	m=$1 name=$2 n="$1.$2" stride=$3 f=$MNT/$2-$1.dat
+	rm -f $f
+	info "$n: prep"
+	workload prep $f 1M >$W/prep.json || { vmtest_fail "$n.prep" "workload prep failed"; return; }
+	sync
+	if ! tool_start $W/hist.out $W/hist.err hist --mode $m --json --mount $MNT -i 3600; then
+		vmtest_fail "$n.attach" "iomapdirty hist --mode $m did not attach"
+		return
+	fi
+	trace_start
+	workload scatter $f --count $NWRITES --len $WLEN --stride $stride >$W/exp.json
+	wrc=$?
+	trace_stop $W/blk.trace
+	sleep 1
+	tool_stop
+	check "$n.workload_exit" 0 $wrc
+	check "$n.tool_exit" 0 $TOOL_RC "iomapdirty hist"
+	summary_totals $W/hist.out $W/got.json $W/losses.json
+	[ -s $W/got.json ] || { vmtest_fail "$n.summary" "no summary"; cat $W/hist.err; return; }
+	load G_ $W/got.json .
+	load X_ $W/exp.json "$EXP_PICK"
+	load E_ $W/exp.json .
+	file_extents $f >$W/extents
+	set -- $(blk_bytes $W/blk.trace $W/extents)
+	blk_file=$1 blk_other=$2 blk_log=$3 blk_reqs=$4
+	info "$n: workload and tool done, checking"
+	echo "--- $n: workload"
+	cat $W/exp.json
+	echo "--- $n: iomapdirty summary totals"
+	cat $W/got.json
+
+	# blocks per (order-0) folio, from the workload's page and block size
+	bpf=$((E_page_size / E_block_size))
+	check "$n.losses" '{}' "$(cat $W/losses.json)"
+	check "$n.trace_overrun" 0 "$TRACE_OVERRUN"
+	for k in app_bytes write_calls app_dirty_blocks folios; do
+		check "$n.$k" "$(x $k)" "$(g $k)"
+	done
+	check "$n.dirty_blocks" "$(x app_dirty_blocks)" "$(g dirty_blocks)" "no other dirtying"
+	check_ratio "$n.block_rounding" "$(x app_dirty_bytes)" "$(x app_bytes)" "$(g block_rounding)"
+	if [ "$V" = rfcv4 ]; then
+		check "$n.submitted_blocks" "$(g dirty_blocks)" "$(g submitted_blocks)" "only dirty blocks"
+		check "$n.folio_amplification" 1 "$(g folio_amplification)"
+		check "$n.kernel_dirty_blocks" "$(g dirty_blocks)" "$(g kernel_dirty_blocks)" "RFCv4 state[] bitmap"
+		check "$n.bitmap_folios" "$(g folios)" "$(g bitmap_folios)"
+	else
+		check "$n.submitted_blocks" $(($(g folios) * bpf)) "$(g submitted_blocks)" \
+			"whole folios, $bpf blocks each"
+		check_ratio "$n.folio_amplification" "$(g submitted_blocks)" "$(g dirty_blocks)" \
+			"$(g folio_amplification)"
+	fi
+	check "$n.blocklayer_bytes" "$(g submitted_bytes)" "$blk_file" \
+		"data written into the file at the block layer vs the tool's submitted_bytes"
+	echo "VMRESULT scatter variant=$V mode=$m name=$name stride=$stride writes=$NWRITES len=$WLEN" \
+		"app_bytes=$(g app_bytes) write_calls=$(g write_calls)" \
+		"app_dirty_blocks=$(g app_dirty_blocks) dirty_blocks=$(g dirty_blocks)" \
+		"folios=$(g folios) submitted_blocks=$(g submitted_blocks)" \
+		"submitted_bytes=$(g submitted_bytes) kernel_dirty_blocks=$(g kernel_dirty_blocks)" \
+		"block_rounding=$(g block_rounding) folio_amplification=$(g folio_amplification)" \
+		"blk_file_bytes=$blk_file blk_other_bytes=$blk_other blk_log_bytes=$blk_log blk_requests=$blk_reqs"
+	rm -f $f
+}
+
+# mmap MODE: one byte stored into each of MMAP_PAGES pages; whole folios dirty
+mmap_dirty() {
+	m=$1 n="$1.mmap" f=$MNT/mmap-$1.dat
+	rm -f $f
+	info "$n: prep"
+	workload prep $f 1M >$W/prep.json || { vmtest_fail "$n.prep" "workload prep failed"; return; }
+	sync
+	if ! tool_start $W/hist.out $W/hist.err hist --mode $m --json --mount $MNT -i 3600; then
+		vmtest_fail "$n.attach" "iomapdirty hist --mode $m did not attach"
+		return
+	fi
+	trace_start
+	workload mmap $f --pages $MMAP_PAGES >$W/exp.json
+	wrc=$?
+	trace_stop $W/blk.trace
+	sleep 1
+	tool_stop
+	check "$n.workload_exit" 0 $wrc
+	check "$n.tool_exit" 0 $TOOL_RC "iomapdirty hist"
+	summary_totals $W/hist.out $W/got.json $W/losses.json
+	[ -s $W/got.json ] || { vmtest_fail "$n.summary" "no summary"; cat $W/hist.err; return; }
+	load G_ $W/got.json .
+	load X_ $W/exp.json "$EXP_PICK"
+	file_extents $f >$W/extents
+	set -- $(blk_bytes $W/blk.trace $W/extents)
+	blk_file=$1 blk_other=$2
+	info "$n: workload and tool done, checking"
+	echo "--- $n: workload"
+	cat $W/exp.json
+	echo "--- $n: iomapdirty summary totals"
+	cat $W/got.json
+	check "$n.losses" '{}' "$(cat $W/losses.json)"
+	check "$n.app_bytes" 0 "$(g app_bytes)"
+	check "$n.folios" "$(x folios)" "$(g folios)"
+	if [ "$V" = rfcv4 ]; then
+		if [ "$m" = tracepoint ]; then
+			# no hook on iomap_dirty_folio: the RFCv4 bitmap shows it
+			check "$n.other_dirty_folios" "$(x whole_folio_dirty_events)" "$(g other_dirty_folios)" \
+				"folios dirty in the bitmap with no write seen"
+		else
+			check "$n.whole_folio_dirty_events" "$(x whole_folio_dirty_events)" \
+				"$(g whole_folio_dirty_events)" "iomap_dirty_folio events = pages touched"
+		fi
+		check "$n.dirty_blocks" "$(x dirty_blocks)" "$(g dirty_blocks)"
+		check "$n.submitted_blocks" "$(x submitted_blocks)" "$(g submitted_blocks)"
+		check "$n.folio_amplification" 1 "$(g folio_amplification)"
+	else
+		# no iomap_dirty_folio and no bitmap: documented as folios with
+		# no dirtying seen, kept out of the amplification
+		check "$n.folios_no_dirty_seen" "$(x folios)" "$(g folios_no_dirty_seen)"
+		check "$n.unseen_submitted_blocks" "$(g submitted_blocks)" "$(g unseen_submitted_blocks)"
+	fi
+	check "$n.blocklayer_bytes" "$(g submitted_bytes)" "$blk_file" \
+		"data written into the file at the block layer vs the tool's submitted_bytes"
+	rm -f $f
+}
+
+# verify MODE: -D seconds around the scattered writes; the verdict is known
+verify() {
+	m=$1 n="$1.verify" f=$MNT/verify-$1.dat dur=8
+	rm -f $f
+	info "$n: prep"
+	workload prep $f 1M >$W/prep.json || { vmtest_fail "$n.prep" "workload prep failed"; return; }
+	sync
+	if ! tool_start $W/verify.out $W/verify.err verify --mode $m --mount $MNT -D $dur --json; then
+		vmtest_fail "$n.attach" "iomapdirty verify --mode $m did not attach"
+		return
+	fi
+	w0=$(now)
+	workload scatter $f --count $NWRITES --len $WLEN --stride $STRIDE_CROSSING >$W/exp.json
+	w1=$(now)
+	i=0
+	while kill -0 $TOOL_PID 2>/dev/null && [ $i -lt $(((dur + STOP_TIMEOUT) * 10)) ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	tool_stop	# it has exited by itself after -D; this collects its status
+	echo "--- $n: iomapdirty verify --mode $m --mount $MNT -D $dur --json"
+	cat $W/verify.out
+	v=$W/verify.out
+	if awk -v a=$w0 -v b=$w1 -v d=$dur 'BEGIN { exit !(b - a < d - 1) }'; then
+		vmtest_pass "$n.workload_inside_window"
+	else
+		vmtest_fail "$n.workload_inside_window" "workload took $w0..$w1 s, window $dur s"
+	fi
+	load X_ $W/exp.json "$EXP_PICK"
+	load V_ $v '{verdict, reason,
+		submitted_blocks: ([.filesystems[].stats.submitted_blocks] | add),
+		unchecked_blocks: ([.filesystems[].stats.unchecked_blocks] | add),
+		violation_blocks: ([.filesystems[].stats.violation_blocks] | add)}'
+	reason=$V_reason
+	info "$n: verdict $V_verdict (exit $TOOL_RC): $reason"
+	sub=$V_submitted_blocks
+	if [ "$V" = rfcv4 ]; then
+		# 6.1's iomap_writepage_map tracepoint: one event per block, no
+		# offset; every submitted block is unchecked (docs/kernels.md)
+		check "$n.exit" 2 $TOOL_RC "verify on 6.1: blocks cannot be placed"
+		check "$n.verdict" error "$V_verdict"
+		case "$reason" in
+		*"submitted blocks could not be checked"*) vmtest_pass "$n.reason" ;;
+		*) vmtest_fail "$n.reason" "want 'N submitted blocks could not be checked', got '$reason'" ;;
+		esac
+		check "$n.unchecked_blocks" "$sub" "$V_unchecked_blocks" \
+			"every submitted block unchecked"
+		check "$n.submitted_blocks" "$(x dirty_blocks)" "$sub"
+		check "$n.violation_blocks" 0 "$V_violation_blocks"
+	else
+		check "$n.exit" 1 $TOOL_RC "verify without per-block dirty tracking"
+		check "$n.verdict" fail "$V_verdict"
+		case "$reason" in
+		*"no per-block dirty tracking"*) vmtest_pass "$n.reason" ;;
+		*) vmtest_fail "$n.reason" "want 'no per-block dirty tracking', got '$reason'" ;;
+		esac
+	fi
+	rm -f $f
+}
+
+# ------------------------------------------------------------ the seed's fio
+fio_seed() {
+	n=fio job=$W/seed-randwrite.fio
+	# examples/seed-randwrite.fio, scaled to the guest (see its header)
+	# (end_fsync=1: fio does not fdatasync its last write, which would stay
+	# dirty in the page cache after the run, seen by neither the tool nor
+	# the block layer, and make app_bytes one write short of fio's io_bytes)
+	sed -e "s/^numjobs=.*/numjobs=$FIO_JOBS/" -e "s/^size=.*/size=$FIO_SIZE/" \
+		-e "s/^runtime=.*/runtime=$FIO_RUNTIME/" -e '$a end_fsync=1' \
+		/payload/bin/seed-randwrite.fio >$job
+	echo "--- the seed's fio job, scaled to the guest"
+	grep -v '^;' $job
+	# lay the file out first, so that the measured run is the random overwrites
+	info "fio: laying out the file"
+	fio --directory=$MNT --create_only=1 --output=$W/fio-create.txt $job ||
+		{ vmtest_fail "$n.create" "fio --create_only failed"; cat $W/fio-create.txt; return; }
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	trace_start
+	t0=$(now)
+	info "fio: the measured run"
+	iomapdirty run --mount $MNT --json $W/run.json -- \
+		fio --directory=$MNT --output-format=json --output=$W/fio.json $job
+	rc=$?
+	t1=$(now)
+	trace_stop $W/blk.trace
+	info "fio under iomapdirty run: $(awk -v a=$t0 -v b=$t1 'BEGIN { print b - a }') s"
+	check "$n.exit" 0 $rc "iomapdirty run -- fio"
+	[ -s $W/run.json ] && [ -s $W/fio.json ] || { vmtest_fail "$n.output" "no JSON from the tool or fio"; return; }
+	info "fio: counting the block layer's requests"
+	for f in $MNT/fio-run.*; do file_extents $f; done >$W/extents
+	set -- $(blk_bytes $W/blk.trace $W/extents)
+	blk_file=$1 blk_other=$2 blk_log=$3
+	load R_ $W/run.json .totals
+	load F_ $W/fio.json '.jobs[0].write'
+	r() { val R_ "$1"; }
+	fw() { val F_ "$1"; }
+	echo "--- fio write: $(jqm -c '.jobs[0].write | {io_bytes, bw_bytes, iops, total_ios, runtime}' $W/fio.json)"
+	echo "--- iomapdirty run totals: $(jqm -c .totals $W/run.json)"
+	check "$n.losses" '{}' "$(jqm -c '[.losses | to_entries[] | select(.value != 0)] | from_entries' $W/run.json)"
+	check "$n.trace_overrun" 0 "$TRACE_OVERRUN"
+	check "$n.app_bytes" "$(fw io_bytes)" "$(r app_bytes)" "fio's write io_bytes"
+	check "$n.write_calls" "$(fw total_ios)" "$(r write_calls)" "fio's writes (bs=1k: one folio each)"
+	# fdatasync after every write: one folio, one dirty block per write
+	check "$n.folios" "$(fw total_ios)" "$(r folios)"
+	check "$n.dirty_blocks" "$(fw total_ios)" "$(r dirty_blocks)"
+	if [ "$V" = rfcv4 ]; then
+		check "$n.folio_amplification" 1 "$(r folio_amplification)"
+	else
+		bpf=$((PAGE_SIZE / $(r block_bytes)))
+		check "$n.submitted_blocks" $(($(r folios) * bpf)) "$(r submitted_blocks)" "whole folios"
+		check "$n.folio_amplification" "$bpf" "$(r folio_amplification)"
+	fi
+	check "$n.blocklayer_bytes" "$(r submitted_bytes)" "$blk_file" \
+		"data written into fio's file at the block layer vs the tool's submitted_bytes"
+	if [ "$(r submitted_bytes)" != "$blk_file" ]; then
+		echo "--- fio: write requests by size (sectors), and the file's extents"
+		awk '/ block_rq_issue: / && $0 ~ / W/ { sub(/.*\+ /, ""); n[$1]++ }
+			END { for (k in n) print k, n[k] }' $W/blk.trace | sort -n
+		cat $W/extents
+	fi
+	echo "VMRESULT fio variant=$V bw_bytes=$(fw bw_bytes) iops=$(fw iops) write_ios=$(fw total_ios)" \
+		"io_bytes=$(fw io_bytes) runtime_ms=$(fw runtime)" \
+		"app_bytes=$(r app_bytes) write_calls=$(r write_calls) dirty_blocks=$(r dirty_blocks)" \
+		"folios=$(r folios) submitted_blocks=$(r submitted_blocks) submitted_bytes=$(r submitted_bytes)" \
+		"block_rounding=$(r block_rounding) folio_amplification=$(r folio_amplification)" \
+		"blk_file_bytes=$blk_file blk_other_bytes=$blk_other blk_log_bytes=$blk_log" \
+		"size=$FIO_SIZE runtime_s=$FIO_RUNTIME numjobs=$FIO_JOBS"
+	rm -f $MNT/fio-run.*
+}
+
+# ---------------------------------------------------------------------- main
+info "payload: iomapdirty end-to-end, variant $V, uptime $(now) s"
+check_plan
+info "plan checked"
+for m in $MODES; do
+	echo "--- iomapdirty probes --mode $m"
+	iomapdirty probes --mode $m
+	rc=$?
+	check "$m.probes_exit" 0 $rc "iomapdirty probes --mode $m (this mechanism exists in the guest)"
+	[ $rc -eq 0 ] || continue
+	m0=$(now)
+	scatter $m aligned $STRIDE_ALIGNED
+	scatter $m crossing $STRIDE_CROSSING
+	mmap_dirty $m
+	verify $m
+	info "mode $m: $(awk -v a=$m0 -v b=$(now) 'BEGIN { print b - a }') s"
+done
+fio_seed
+info "payload done, uptime $(now) s"
+exit 0
