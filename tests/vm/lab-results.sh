@@ -165,7 +165,7 @@ loop device is backed by tmpfs, so the three clean blocks the unpatched
 kernel writes with each dirty one cost a memory copy, while the emulated
 CPU time of each write and fdatasync dominates. On the machine this lab was
 written on, the rfcv4/unpatched bandwidth ratio ranged from 0.87 to 2.1 over
-six runs, while the byte counts (tool and block layer) agreed exactly in
+seven runs, while the byte counts (tool and block layer) agreed exactly in
 every run and were the same whenever fio finished its 16 MiB. iomapdirty is
 attached (auto plan: fentry) during the measured run in both kernels.
 
