@@ -161,7 +161,9 @@ int session_start(struct session *s, const struct session_opts *o)
 	ret = engine_open(&s->engine, &s->plan, &eo, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "iomapdirty: %s\n", err);
-		return ret == -EPERM || ret == -EACCES ? EXIT_PRIVILEGE : EXIT_RUNTIME;
+		/* EACCES from a load is the verifier refusing a program, not a
+		 * missing capability (checked above): a runtime failure */
+		return ret == -EPERM ? EXIT_PRIVILEGE : EXIT_RUNTIME;
 	}
 	s->engine_open = true;
 	return EXIT_OK;
