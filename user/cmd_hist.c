@@ -118,13 +118,9 @@ static int run_loop(struct session *s, const struct hist_args *a)
 
 int cmd_hist(int argc, char **argv)
 {
-	static const struct argp_child children[] = {
-		{ &filter_argp, 0, "Filters and probes:", 1 },
-		{},
-	};
 	static const struct argp argp = {
 		hist_options, hist_parse, NULL,
-		"Live histograms of per-folio write amplification.", children, NULL, NULL,
+		"Live histograms of per-folio write amplification.", filter_children, NULL, NULL,
 	};
 	struct hist_args a = { .interval = 1.0, .so.mode = MODE_AUTO };
 	struct session s;

@@ -181,14 +181,10 @@ static int run_command(struct session *s, const struct run_args *a)
 
 int cmd_run(int argc, char **argv)
 {
-	static const struct argp_child children[] = {
-		{ &filter_argp, 0, "Filters and probes:", 1 },
-		{},
-	};
 	static const struct argp argp = {
 		run_options, run_parse, "-- CMD [ARGS...]",
 		"Measure write amplification while CMD runs; exit with its status.",
-		children, NULL, NULL,
+		filter_children, NULL, NULL,
 	};
 	struct run_args a = { .so.mode = MODE_AUTO };
 	struct session s;

@@ -584,10 +584,6 @@ static int run_interactive(struct top *t)
 
 int cmd_top(int argc, char **argv)
 {
-	static const struct argp_child children[] = {
-		{ &filter_argp, 0, "Filters and probes:", 1 },
-		{},
-	};
 	static const struct argp argp = {
 		top_options, top_parse, NULL,
 		"Live per-file view of write amplification: one row per file written, "
@@ -599,7 +595,7 @@ int cmd_top(int argc, char **argv)
 		"blocks), MAXFOLIO (largest folio). Keys: q quit, < > s move the sort "
 		"column, r reverse, c cumulative, 1-9 or p D a d w f R A m pick a "
 		"column, arrows scroll.",
-		children, NULL, NULL,
+		filter_children, NULL, NULL,
 	};
 	struct top_args a = { .interval = 2.0, .so.mode = MODE_AUTO, .sort = TOP_COL_WB };
 	struct top t = {};

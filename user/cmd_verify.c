@@ -300,13 +300,9 @@ static int observe(struct session *s, const struct verify_args *a)
 
 int cmd_verify(int argc, char **argv)
 {
-	static const struct argp_child children[] = {
-		{ &filter_argp, 0, "Filters and probes:", 1 },
-		{},
-	};
 	static const struct argp argp = {
 		verify_options, verify_parse, NULL,
-		"Prove that only dirty blocks reach the device.", children, NULL, NULL,
+		"Prove that only dirty blocks reach the device.", filter_children, NULL, NULL,
 	};
 	struct verify_args a = { .so.mode = MODE_AUTO, .list = 10 };
 	struct session s;

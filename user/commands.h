@@ -14,6 +14,7 @@ int cmd_verify(int argc, char **argv);
 
 /* argp child for --mount, --dev, --pid, --comm, --mode, --max-pages. */
 extern const struct argp filter_argp;
+extern const struct argp_child filter_children[];
 /* Where filter_argp stores what it parses; set before argp_parse. */
 extern struct session_opts *filter_opts_target;
 

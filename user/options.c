@@ -107,3 +107,9 @@ static error_t filter_parse(int key, char *arg, struct argp_state *state)
 const struct argp filter_argp = {
 	filter_options, filter_parse, NULL, NULL, NULL, NULL, NULL,
 };
+
+/* Every observing subcommand takes the filters as its one argp child. */
+const struct argp_child filter_children[] = {
+	{ &filter_argp, 0, "Filters and probes:", 1 },
+	{},
+};
