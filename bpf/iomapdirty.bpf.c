@@ -126,6 +126,14 @@ struct {
 	__type(value, struct file_path);
 } path_scratch SEC(".maps");
 
+/* Per CPU: the last file whose path was found in (or put into) paths. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct file_key);
+} path_seen SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, NR_HISTS * HIST_BUCKETS);
@@ -213,6 +221,50 @@ static __always_inline bool task_wanted(void)
 	return true;
 }
 
+/*
+ * What the programs need of an inode, read once per event. Filled by
+ * probe reads (inode_facts_core: raw_tp, kprobe, and fentry programs
+ * whose arguments are declared as integers) or by direct loads
+ * (inode_facts_btf: tp_btf programs, whose arguments the verifier knows
+ * as kernel types; a load costs a few ns where a probe read costs ~30).
+ */
+struct inode_facts {
+	__u64 ino;
+	__u64 size;		/* i_size: blocks past EOF are never dirty */
+	__u64 mapping;		/* i_mapping: checks a recorded folio pointer */
+	__u32 dev;
+	__u32 nlink;
+	__u32 blkbits;
+	__u32 pad;
+};
+
+static __always_inline void inode_facts_core(struct inode *inode, struct inode_facts *fi,
+					     bool for_writeback)
+{
+	fi->dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	fi->ino = BPF_CORE_READ(inode, i_ino);
+	fi->blkbits = BPF_CORE_READ(inode, i_blkbits);
+	if (!for_writeback)
+		return;
+	fi->nlink = BPF_CORE_READ(inode, i_nlink);
+	fi->size = BPF_CORE_READ(inode, i_size);
+	fi->mapping = (__u64)BPF_CORE_READ(inode, i_mapping);
+}
+
+/* Only where 'inode' is a BTF-typed pointer (tp_btf arguments). */
+static __always_inline void inode_facts_btf(struct inode *inode, struct inode_facts *fi,
+					    bool for_writeback)
+{
+	fi->dev = inode->i_sb->s_dev;
+	fi->ino = inode->i_ino;
+	fi->blkbits = inode->i_blkbits;
+	if (!for_writeback)
+		return;
+	fi->nlink = inode->i_nlink;
+	fi->size = inode->i_size;
+	fi->mapping = (__u64)inode->i_mapping;
+}
+
 static __always_inline void inode_ids(struct inode *inode, __u32 *dev, __u64 *ino)
 {
 	*dev = BPF_CORE_READ(inode, i_sb, s_dev);
@@ -297,12 +349,18 @@ __noinline int note_path(__u64 inode_ptr, __u64 dentry_ptr, __u32 dev, __u64 ino
 	struct inode *inode = (void *)inode_ptr;
 	struct dentry *dentry = (void *)dentry_ptr;
 	struct file_key fkey = { .ino = ino, .dev = dev }, *key = &fkey;
-	struct file_path *fp = bpf_map_lookup_elem(&paths, key);
 	struct path_walk w = {};
+	struct file_key *seen;
+	struct file_path *fp;
 	__u32 zero = 0;
 
-	if (fp)
+	seen = bpf_map_lookup_elem(&path_seen, &zero);
+	if (!seen)
 		return 0;
+	if (bpf_map_lookup_elem(&paths, key)) {
+		*seen = fkey;
+		return 0;
+	}
 	fp = bpf_map_lookup_elem(&path_scratch, &zero);
 	if (!fp)
 		return 0;
@@ -314,15 +372,32 @@ __noinline int note_path(__u64 inode_ptr, __u64 dentry_ptr, __u32 dev, __u64 ino
 	if (w.d)
 		bpf_loop(PATH_MAX_COMPONENTS + 1, path_component_cb, &w, 0);
 	if (bpf_map_update_elem(&paths, key, fp, BPF_NOEXIST) &&
-	    !bpf_map_lookup_elem(&paths, key))
+	    !bpf_map_lookup_elem(&paths, key)) {
 		count(CNT_PATH_MAP_FULL);
+		return 0;
+	}
+	*seen = fkey;
 	return 0;
+}
+
+/*
+ * Whether this CPU last saw this file's path known: writeback goes through
+ * a file's folios in a row, so the large paths map is looked up once per
+ * run of folios, not per folio.
+ */
+static __always_inline bool path_seen_here(__u32 dev, __u64 ino)
+{
+	__u32 zero = 0;
+	struct file_key *seen = bpf_map_lookup_elem(&path_seen, &zero);
+
+	return seen && seen->ino == ino && seen->dev == dev;
 }
 
 /* ---------------------------------------------------------------- write */
 
 struct write_walk {
 	struct page_key key;
+	struct page_rec fresh;	/* the record of a page not written before */
 	__u64 first_index;
 	__u64 pos;
 	__u64 end;
@@ -350,7 +425,7 @@ static long write_page_cb(__u64 i, void *data)
 {
 	struct write_walk *w = data;
 	__u64 page_size = 1ULL << page_shift;
-	__u64 start, a, b, first_blk, last_blk;
+	__u64 start, a, b, mask;
 	struct page_rec *rec;
 
 	w->key.index = w->first_index + i;
@@ -359,17 +434,29 @@ static long write_page_cb(__u64 i, void *data)
 	b = w->end < start + page_size ? w->end : start + page_size;
 	if (b <= a)
 		return 1;
-	rec = page_rec_get(&w->key);
-	if (!rec)
+	mask = bit_range((a - start) >> w->block_bits, (b - 1 - start) >> w->block_bits);
+	/*
+	 * Usually the page is clean and has no record: one insert of the
+	 * finished record, instead of insert-then-lookup (the map is large,
+	 * every operation on it is a cache miss or two).
+	 */
+	w->fresh.app_bytes = b - a;
+	w->fresh.block_mask = mask;
+	w->fresh.starts = i == 0;
+	w->fresh.continues = i != 0;
+	if (!bpf_map_update_elem(&pages, &w->key, &w->fresh, BPF_NOEXIST))
+		return 0;
+	rec = bpf_map_lookup_elem(&pages, &w->key);
+	if (!rec) {
+		count(CNT_PAGE_MAP_FULL);
 		return 1;
-	first_blk = (a - start) >> w->block_bits;
-	last_blk = (b - 1 - start) >> w->block_bits;
+	}
 	__sync_fetch_and_add(&rec->app_bytes, b - a);
 	if (i == 0)
 		__sync_fetch_and_add(&rec->starts, 1);
 	else
 		__sync_fetch_and_add(&rec->continues, 1);
-	rec->block_mask |= bit_range(first_blk, last_blk);
+	rec->block_mask |= mask;
 	return 0;
 }
 
@@ -377,24 +464,24 @@ static long write_page_cb(__u64 i, void *data)
  * One write of 'bytes' at 'pos'. From iomap_write_end it lies in one
  * folio; from the tracepoint it is a whole write(2), split here by page.
  */
-static __always_inline void record_write(struct inode *inode, __u64 pos, __u64 bytes)
+static __always_inline void record_write(const struct inode_facts *fi, __u64 pos,
+					 __u64 bytes)
 {
 	struct write_walk w = {};
 	__u64 pages_spanned;
 
 	count(CNT_WRITE_EVENTS);
-	if (!bytes)
-		return;
-	inode_ids(inode, &w.key.dev, &w.key.ino);
-	if (!dev_wanted(w.key.dev))
+	if (!bytes || !dev_wanted(fi->dev))
 		return;
 	if (!task_wanted()) {
 		count(CNT_FILTERED_WRITES);
 		return;
 	}
+	w.key.dev = fi->dev;
+	w.key.ino = fi->ino;
 	w.pos = pos;
 	w.end = pos + bytes;
-	w.block_bits = BPF_CORE_READ(inode, i_blkbits);
+	w.block_bits = fi->blkbits;
 	w.first_index = pos >> page_shift;
 	pages_spanned = ((w.end - 1) >> page_shift) - w.first_index + 1;
 	if (pages_spanned > IOMAPDIRTY_MAX_WRITE_PAGES) {
@@ -405,6 +492,18 @@ static __always_inline void record_write(struct inode *inode, __u64 pos, __u64 b
 		write_page_cb(0, &w);
 	else
 		bpf_loop(pages_spanned, write_page_cb, &w, 0);
+}
+
+static __always_inline void record_write_core(struct inode *inode, __u64 pos, __u64 bytes)
+{
+	struct inode_facts fi = {};
+
+	if (!bytes) {
+		count(CNT_WRITE_EVENTS);
+		return;
+	}
+	inode_facts_core(inode, &fi, false);
+	record_write(&fi, pos, bytes);
 }
 
 /* A folio dirtied whole, not through write(2) (mmap, iomap_dirty_folio). */
@@ -546,11 +645,22 @@ static __always_inline void finish_thread_folio(__u32 tid)
 	c->active = 0;
 }
 
-/* The thread's context, reset for a new folio. */
-static __always_inline struct wb_ctx *ctx_begin(__u32 tid, struct folio_bits *bits)
+/*
+ * The thread's context, its previous folio finished (nothing nests in
+ * writeback), reset for a new folio; NULL if this folio is not wanted.
+ * One lookup in wb_ctxs for both.
+ */
+static __always_inline struct wb_ctx *ctx_begin(__u32 tid, bool wanted,
+						 struct folio_bits *bits)
 {
 	struct wb_ctx *c = bpf_map_lookup_elem(&wb_ctxs, &tid);
 
+	if (c && c->active) {
+		finish_folio(c);
+		c->active = 0;
+	}
+	if (!wanted)
+		return NULL;
 	if (!c) {
 		if (bpf_map_update_elem(&wb_ctxs, &tid, &bits->zero_ctx, BPF_NOEXIST))
 			count(CNT_CTX_MAP_FULL);
@@ -563,32 +673,53 @@ static __always_inline struct wb_ctx *ctx_begin(__u32 tid, struct folio_bits *bi
 struct collect_walk {
 	struct wb_ctx *c;
 	struct folio_bits *bits;
-	__u64 folio_ptr;		/* from the first page's record */
 	__u32 blocks_per_page_shift;	/* log2(blocks per page) */
+	bool guided;			/* only pages with kernel dirty bits */
 };
 
-/* Takes page i of the folio's write records into the folio's context. */
-static long collect_page_cb(__u64 i, void *data)
+/* Takes the write record of page i of the folio into the folio's context. */
+static __always_inline void collect_page(struct collect_walk *w, __u64 i,
+					 struct page_rec *rec, struct page_key *key)
 {
-	struct collect_walk *w = data;
-	struct page_key key = w->c->key;
-	struct page_rec *rec;
-	__u64 bit, word;
+	__u64 bit = i << w->blocks_per_page_shift, word = bit / 64;
 
-	key.index += i;
-	rec = bpf_map_lookup_elem(&pages, &key);
-	if (!rec)
-		return 0;
 	w->c->app_bytes += rec->app_bytes;
 	w->c->write_calls += rec->starts + (i == 0 ? rec->continues : 0);
 	w->c->whole_dirty |= rec->whole_dirty;
-	if (i == 0)
-		w->folio_ptr = rec->folio_ptr;
-	bit = i << w->blocks_per_page_shift;
-	word = bit / 64;
 	if (word < IOMAPDIRTY_MAX_BITMAP_WORDS / 2)
 		w->bits->app[word] |= rec->block_mask << (bit % 64);
-	bpf_map_delete_elem(&pages, &key);
+	bpf_map_delete_elem(&pages, key);
+}
+
+/*
+ * Page i (>= 1) of the folio. With the kernel's bitmap read, a page none
+ * of whose blocks is dirty has no write since the last writeback (a write
+ * dirties what it copies), so its record is not looked for: a 2 MiB folio
+ * with one dirty block costs one lookup, not 512.
+ */
+static long collect_page_cb(__u64 n, void *data)
+{
+	struct collect_walk *w = data;
+	struct page_key key = w->c->key;
+	__u64 i = n + 1, shift = w->blocks_per_page_shift;
+	__u64 first = i << shift, word = first / 64, dirty;
+	struct page_rec *rec;
+
+	if (w->guided) {
+		if (word >= IOMAPDIRTY_MAX_BITMAP_WORDS / 2)
+			return 1;
+		dirty = w->bits->kern[word];
+		if (shift < 6)		/* the page's blocks within the word */
+			dirty &= ((1ULL << (1U << shift)) - 1) << (first % 64);
+		else if (shift == 7 && word + 1 < IOMAPDIRTY_MAX_BITMAP_WORDS / 2)
+			dirty |= w->bits->kern[word + 1];	/* 128 blocks */
+		if (!dirty)
+			return 0;
+	}
+	key.index += i;
+	rec = bpf_map_lookup_elem(&pages, &key);
+	if (rec)
+		collect_page(w, i, rec, &key);
 	return 0;
 }
 
@@ -659,16 +790,15 @@ static __always_inline int read_kernel_dirty(struct folio *folio, struct bits_wa
 	return 0;
 }
 
-static __always_inline __u64 blocks_before_eof(struct inode *inode, struct wb_ctx *c,
-					       __u64 nr_blocks)
+static __always_inline __u64 blocks_before_eof(const struct inode_facts *fi,
+					       struct wb_ctx *c, __u64 nr_blocks)
 {
-	__u64 isize = BPF_CORE_READ(inode, i_size);
 	__u64 bsize = 1ULL << c->block_bits;
 	__u64 n;
 
-	if (isize <= c->folio_pos)
+	if (fi->size <= c->folio_pos)
 		return 0;
-	n = (isize - c->folio_pos + bsize - 1) >> c->block_bits;
+	n = (fi->size - c->folio_pos + bsize - 1) >> c->block_bits;
 	return n < nr_blocks ? n : nr_blocks;
 }
 
@@ -724,8 +854,8 @@ static long all_dirty_word_cb(__u64 w, void *data)
  * The folio pointer a first page's record kept since the folio went clean
  * -> dirty; NULL if none, or if the folio was freed and reused since.
  */
-static __always_inline struct folio *recorded_folio(struct inode *inode, __u64 ptr,
-						    __u64 index)
+static __always_inline struct folio *recorded_folio(const struct inode_facts *fi,
+						    __u64 ptr, __u64 index)
 {
 	struct folio *folio = (struct folio *)ptr;
 
@@ -734,7 +864,7 @@ static __always_inline struct folio *recorded_folio(struct inode *inode, __u64 p
 			count(CNT_FOLIO_PTR_MISSING);
 		return NULL;
 	}
-	if (BPF_CORE_READ(folio, mapping) != BPF_CORE_READ(inode, i_mapping) ||
+	if ((__u64)BPF_CORE_READ(folio, mapping) != fi->mapping ||
 	    BPF_CORE_READ(folio, index) != index) {
 		count(CNT_FOLIO_PTR_STALE);
 		return NULL;
@@ -743,44 +873,71 @@ static __always_inline struct folio *recorded_folio(struct inode *inode, __u64 p
 }
 
 /*
+ * Fills bits->kern with the blocks the kernel holds dirty in this folio;
+ * returns 1 if that came from the folio's own bitmap, 0 if the kernel's
+ * view is known otherwise (one block; no bitmap yet: all dirty), -1 if it
+ * is unknown.
+ */
+static __always_inline int kernel_dirty_view(struct folio *folio, struct bits_walk *bw,
+					     __u64 nwords)
+{
+	if (bw->nr_blocks == 1) {
+		bw->bits->kern[0] = 1;
+		return 0;
+	}
+	if (!folio || bitmap_kind == BITMAP_NONE)
+		return -1;
+	if (read_kernel_dirty(folio, bw) == 0)
+		return 1;
+	if (BPF_CORE_READ(folio, private))
+		return -1;
+	bpf_loop(nwords, all_dirty_word_cb, bw, 0);
+	return 0;
+}
+
+/*
  * Start of one folio's writeback. 'folio' is NULL in tracepoint mode: it
  * is then taken from the first page's record (recorded_folio()), and
- * without one the kernel's dirty bitmap is unknown.
+ * without one the kernel's dirty bitmap is unknown. The inode pointer is
+ * only needed (by note_path(), as an integer) the first time a file is
+ * seen: 'inode' holds it, or else 'inode_slot' (a tp_btf argument, whose
+ * typed value the verifier does not let become an integer) is read.
  */
-static __always_inline void wb_begin(struct inode *inode, struct folio *folio,
+static __always_inline void wb_begin(const struct inode_facts *fi, __u64 inode,
+				     const void *inode_slot, struct folio *folio,
 				     __u64 fpos, __u64 fbytes)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid(), zero_key = 0;
 	struct collect_walk walk = {};
 	struct bits_walk bw = {};
 	struct folio_bits *bits;
+	struct page_rec *rec0;
+	struct page_key key0;
 	struct wb_ctx *c;
 	__u64 nr_blocks, npages, nwords;
-	__u32 dev;
-	__u64 ino;
+	int view;
 
 	count(CNT_WB_START_EVENTS);
-	/* the thread's previous folio is done: nothing nests in writeback */
-	finish_thread_folio(tid);
-	inode_ids(inode, &dev, &ino);
-	if (!dev_wanted(dev))
-		return;
 	bits = bpf_map_lookup_elem(&scratch, &zero_key);
 	if (!bits)
 		return;
-	c = ctx_begin(tid, bits);
+	c = ctx_begin(tid, dev_wanted(fi->dev), bits);
 	if (!c)
 		return;
 	c->active = 1;
-	c->key.dev = dev;
-	c->key.ino = ino;
+	c->key.dev = fi->dev;
+	c->key.ino = fi->ino;
 	c->key.index = fpos >> page_shift;
-	note_path((__u64)inode, 0, dev, ino);
+	if (!path_seen_here(fi->dev, fi->ino)) {
+		if (!inode)
+			bpf_probe_read_kernel(&inode, sizeof(inode), inode_slot);
+		note_path(inode, 0, fi->dev, fi->ino);
+	}
 	c->folio_pos = fpos;
 	c->folio_bytes = fbytes;
 	c->start_ns = bpf_ktime_get_ns();
-	c->nlink = BPF_CORE_READ(inode, i_nlink);
-	c->block_bits = BPF_CORE_READ(inode, i_blkbits);
+	c->nlink = fi->nlink;
+	c->block_bits = fi->blkbits;
 	if (c->block_bits > page_shift || c->block_bits < 9)
 		return;	/* block larger than a page: not tracked per page */
 	nr_blocks = fbytes >> c->block_bits;
@@ -794,6 +951,15 @@ static __always_inline void wb_begin(struct inode *inode, struct folio *folio,
 	else
 		bpf_loop(nwords, zero_word_cb, &bw, 0);
 
+	/* the first page's record: its writes, and the folio pointer */
+	key0 = c->key;
+	rec0 = bpf_map_lookup_elem(&pages, &key0);
+	if (!folio)
+		folio = recorded_folio(fi, rec0 ? rec0->folio_ptr : 0, c->key.index);
+	/* The kernel's own view of which blocks are dirty, where it has one. */
+	view = kernel_dirty_view(folio, &bw, nwords);
+	c->bitmap_read = view >= 0;
+
 	npages = fbytes >> page_shift;
 	if (npages > IOMAPDIRTY_MAX_FOLIO_PAGES) {
 		count(CNT_FOLIO_TOO_LARGE);
@@ -802,26 +968,13 @@ static __always_inline void wb_begin(struct inode *inode, struct folio *folio,
 	walk.c = c;
 	walk.bits = bits;
 	walk.blocks_per_page_shift = page_shift - c->block_bits;
-	if (npages == 1)
-		collect_page_cb(0, &walk);
-	else
-		bpf_loop(npages, collect_page_cb, &walk, 0);
+	walk.guided = view == 1 && walk.blocks_per_page_shift <= 7;
+	if (rec0)
+		collect_page(&walk, 0, rec0, &key0);
+	if (npages > 1)
+		bpf_loop(npages - 1, collect_page_cb, &walk, 0);
 
-	bw.eof_blocks = blocks_before_eof(inode, c, nr_blocks);
-	if (!folio)
-		folio = recorded_folio(inode, walk.folio_ptr, c->key.index);
-	/* The kernel's own view of which blocks are dirty, where it has one. */
-	if (nr_blocks == 1) {
-		bits->kern[0] = 1;
-		c->bitmap_read = 1;
-	} else if (folio && bitmap_kind != BITMAP_NONE) {
-		if (read_kernel_dirty(folio, &bw) == 0) {
-			c->bitmap_read = 1;
-		} else if (!BPF_CORE_READ(folio, private)) {
-			bpf_loop(nwords, all_dirty_word_cb, &bw, 0);
-			c->bitmap_read = 1;
-		}
-	}
+	bw.eof_blocks = blocks_before_eof(fi, c, nr_blocks);
 	if (nwords == 1)
 		count_word_cb(0, &bw);
 	else
@@ -887,19 +1040,48 @@ static long submit_block_cb(__u64 i, void *data)
 	return 0;
 }
 
+/* What the submit hook needs of the iomap the range is mapped by. */
+struct iomap_facts {
+	__u64 offset;
+	__u64 length;
+	__u64 addr;		/* verify only */
+	__u32 bdev;		/* verify only */
+	__u16 type;
+};
+
+static __always_inline void iomap_facts_core(struct iomap *iomap, struct iomap_facts *m)
+{
+	m->type = BPF_CORE_READ(iomap, type);
+	m->offset = BPF_CORE_READ(iomap, offset);
+	m->length = BPF_CORE_READ(iomap, length);
+	if (track_physical) {
+		m->addr = BPF_CORE_READ(iomap, addr);
+		m->bdev = BPF_CORE_READ(iomap, bdev, bd_dev);
+	}
+}
+
+/* Only where 'iomap' is a BTF-typed pointer (tp_btf arguments). */
+static __always_inline void iomap_facts_btf(struct iomap *iomap, struct iomap_facts *m)
+{
+	m->type = iomap->type;
+	m->offset = iomap->offset;
+	m->length = iomap->length;
+	if (track_physical) {
+		m->addr = iomap->addr;
+		m->bdev = iomap->bdev->bd_dev;
+	}
+}
+
 /* A range of the current folio goes to the device (or maps a hole). */
-static __always_inline void wb_submit(struct inode *inode, __u64 pos, __u64 len,
-				      struct iomap *iomap)
+static __always_inline void wb_submit(__u32 dev, __u64 ino, __u64 pos, __u64 len,
+				      const struct iomap_facts *m)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	__u64 ino, map_len = len, end, nblocks;
+	__u64 map_len = len, end, nblocks;
 	struct submit_walk w = {};
 	struct wb_ctx *c;
-	__u16 type;
-	__u32 dev;
 
 	count(CNT_SUBMIT_EVENTS);
-	inode_ids(inode, &dev, &ino);
 	if (!dev_wanted(dev))
 		return;
 	c = bpf_map_lookup_elem(&wb_ctxs, &tid);
@@ -907,10 +1089,9 @@ static __always_inline void wb_submit(struct inode *inode, __u64 pos, __u64 len,
 		count(CNT_SUBMIT_WITHOUT_FOLIO);
 		return;
 	}
-	type = BPF_CORE_READ(iomap, type);
 	if (submit_proto == SUBMIT_PER_BLOCK) {
 		/* no offset in this tracepoint: which block is unknown */
-		if (type != IOMAP_HOLE_TYPE) {
+		if (m->type != IOMAP_HOLE_TYPE) {
 			c->submitted_bytes += 1ULL << c->block_bits;
 			c->submitted_blocks += 1;
 			c->unchecked_blocks += 1;
@@ -924,10 +1105,10 @@ static __always_inline void wb_submit(struct inode *inode, __u64 pos, __u64 len,
 		return;
 	}
 	/* the same formula the kernel uses right after the tracepoint */
-	end = BPF_CORE_READ(iomap, offset) + BPF_CORE_READ(iomap, length);
+	end = m->offset + m->length;
 	if (end > pos && end - pos < map_len)
 		map_len = end - pos;
-	if (type == IOMAP_HOLE_TYPE) {
+	if (m->type == IOMAP_HOLE_TYPE) {
 		c->hole_bytes += map_len;
 		return;
 	}
@@ -938,15 +1119,18 @@ static __always_inline void wb_submit(struct inode *inode, __u64 pos, __u64 len,
 	w.c = c;
 	w.first_block = (pos - c->folio_pos) >> c->block_bits;
 	if (track_physical) {
-		__u64 addr = BPF_CORE_READ(iomap, addr) + (pos - BPF_CORE_READ(iomap, offset));
+		__u64 addr = m->addr + (pos - m->offset);
 		__u32 bits = c->block_bits;
 
-		w.phys.dev = BPF_CORE_READ(iomap, bdev, bd_dev);
+		w.phys.dev = m->bdev;
 		w.phys.block = addr >> c->block_bits;
 		w.fs_dev = dev;
 		bpf_map_update_elem(&dev_block_bits, &w.phys.dev, &bits, BPF_ANY);
 	}
-	bpf_loop(nblocks, submit_block_cb, &w, 0);
+	if (nblocks == 1)
+		submit_block_cb(0, &w);
+	else
+		bpf_loop(nblocks, submit_block_cb, &w, 0);
 }
 
 static __always_inline void wb_end(void)
@@ -955,61 +1139,164 @@ static __always_inline void wb_end(void)
 	finish_thread_folio((__u32)bpf_get_current_pid_tgid());
 }
 
-/* ------------------------------------------------------ raw tracepoints */
+/* ---------------------------------------------------------- tracepoints */
+/*
+ * Each tracepoint hook has two programs: tp_btf ("btf_" names), whose
+ * arguments the verifier knows as kernel types, so fields are plain loads;
+ * and raw_tp ("tp_" names), where every field is a probe read, for kernels
+ * or policies that refuse tp_btf. The plan says which one is attached.
+ */
+
+/* clean -> dirty; in tracepoint mode this is where the folio is learnt */
+static __always_inline void on_dirty_folio(const struct inode_facts *fi, __u64 folio,
+					   __u64 index)
+{
+	struct page_key key = {};
+	struct page_rec *rec;
+
+	if (!dev_wanted(fi->dev))
+		return;
+	key.dev = fi->dev;
+	key.ino = fi->ino;
+	key.index = index;
+	/* a write(2) recorded this page just before: usually a lookup only */
+	rec = page_rec_get(&key);
+	if (rec)
+		rec->folio_ptr = folio;
+}
+
+SEC("tp_btf/xfs_file_buffered_write")
+int BPF_PROG(btf_xfs_buffered_write, struct kiocb *iocb, struct iov_iter *from)
+{
+	struct inode_facts fi = {};
+	__u64 bytes;
+
+	if (!iocb || !from || !iocb->ki_filp)
+		return 0;
+	bytes = from->count;
+	if (!bytes) {
+		count(CNT_WRITE_EVENTS);
+		return 0;
+	}
+	inode_facts_btf(iocb->ki_filp->f_inode, &fi, false);
+	record_write(&fi, iocb->ki_pos, bytes);
+	return 0;
+}
 
 SEC("raw_tp/xfs_file_buffered_write")
 int BPF_PROG(tp_xfs_buffered_write, struct kiocb *iocb, struct iov_iter *from)
 {
-	struct inode *inode = BPF_CORE_READ(iocb, ki_filp, f_inode);
-
-	record_write(inode, BPF_CORE_READ(iocb, ki_pos), BPF_CORE_READ(from, count));
+	record_write_core(BPF_CORE_READ(iocb, ki_filp, f_inode),
+			  BPF_CORE_READ(iocb, ki_pos), BPF_CORE_READ(from, count));
 	return 0;
 }
 
-/* clean -> dirty; in tracepoint mode this is where the folio is learnt */
+SEC("tp_btf/writeback_dirty_folio")
+int BPF_PROG(btf_dirty_folio, struct folio *folio, struct address_space *mapping)
+{
+	struct inode_facts fi = {};
+	struct inode *inode;
+
+	count(CNT_DIRTY_FOLIO_EVENTS);
+	/* some tracepoint arguments may be NULL: the verifier insists */
+	if (!mapping || !folio)
+		return 0;
+	inode = mapping->host;
+	if (!inode)
+		return 0;
+	inode_facts_btf(inode, &fi, false);
+	on_dirty_folio(&fi, (__u64)folio, folio->index);
+	return 0;
+}
+
 SEC("raw_tp/writeback_dirty_folio")
 int BPF_PROG(tp_dirty_folio, struct folio *folio, struct address_space *mapping)
 {
 	struct inode *inode = BPF_CORE_READ(mapping, host);
-	struct page_key key = {};
-	struct page_rec *rec;
+	struct inode_facts fi = {};
 
 	count(CNT_DIRTY_FOLIO_EVENTS);
 	if (!inode)
 		return 0;
-	inode_ids(inode, &key.dev, &key.ino);
-	if (!dev_wanted(key.dev))
-		return 0;
-	/* a write(2) recorded this page just before: usually a lookup only */
-	key.index = BPF_CORE_READ(folio, index);
-	rec = page_rec_get(&key);
-	if (rec)
-		rec->folio_ptr = (__u64)folio;
+	inode_facts_core(inode, &fi, false);
+	on_dirty_folio(&fi, (__u64)folio, BPF_CORE_READ(folio, index));
 	return 0;
 }
 
 /* 6.17+ iomap_writeback_folio, 6.1-6.16 iomap_writepage: (inode, pos, len) */
+SEC("tp_btf/iomap_writeback_folio")
+int BPF_PROG(btf_wb_folio, struct inode *inode, loff_t pos, u64 len)
+{
+	struct inode_facts fi = {};
+
+	if (!inode)
+		return 0;
+	inode_facts_btf(inode, &fi, true);
+	wb_begin(&fi, 0, &ctx[0], NULL, pos, len);
+	return 0;
+}
+
 SEC("raw_tp/iomap_writeback_folio")
 int BPF_PROG(tp_wb_folio, struct inode *inode, loff_t pos, u64 len)
 {
-	wb_begin(inode, NULL, pos, len);
+	struct inode_facts fi = {};
+
+	inode_facts_core(inode, &fi, true);
+	wb_begin(&fi, (__u64)inode, NULL, NULL, pos, len);
 	return 0;
 }
 
 /* 6.17+ iomap_add_to_ioend, 6.9-6.16 iomap_writepage_map */
+SEC("tp_btf/iomap_add_to_ioend")
+int BPF_PROG(btf_submit_range, struct inode *inode, u64 pos, unsigned int dirty_len,
+	     struct iomap *iomap)
+{
+	struct iomap_facts m = {};
+
+	if (!inode || !iomap)
+		return 0;
+	iomap_facts_btf(iomap, &m);
+	wb_submit(inode->i_sb->s_dev, inode->i_ino, pos, dirty_len, &m);
+	return 0;
+}
+
 SEC("raw_tp/iomap_add_to_ioend")
 int BPF_PROG(tp_submit_range, struct inode *inode, u64 pos, unsigned int dirty_len,
 	     struct iomap *iomap)
 {
-	wb_submit(inode, pos, dirty_len, iomap);
+	struct iomap_facts m = {};
+	__u32 dev;
+	__u64 ino;
+
+	inode_ids(inode, &dev, &ino);
+	iomap_facts_core(iomap, &m);
+	wb_submit(dev, ino, pos, dirty_len, &m);
 	return 0;
 }
 
 /* 6.1-6.8 iomap_writepage_map: one event per block mapped */
+SEC("tp_btf/iomap_writepage_map")
+int BPF_PROG(btf_submit_block, struct inode *inode, struct iomap *iomap)
+{
+	struct iomap_facts m = {};
+
+	if (!inode || !iomap)
+		return 0;
+	iomap_facts_btf(iomap, &m);
+	wb_submit(inode->i_sb->s_dev, inode->i_ino, 0, 0, &m);
+	return 0;
+}
+
 SEC("raw_tp/iomap_writepage_map")
 int BPF_PROG(tp_submit_block, struct inode *inode, struct iomap *iomap)
 {
-	wb_submit(inode, 0, 0, iomap);
+	struct iomap_facts m = {};
+	__u32 dev;
+	__u64 ino;
+
+	inode_ids(inode, &dev, &ino);
+	iomap_facts_core(iomap, &m);
+	wb_submit(dev, ino, 0, 0, &m);
 	return 0;
 }
 
@@ -1185,7 +1472,7 @@ static __always_inline void fexit_write_end(struct iomap_iter *iter, __u64 pos,
 {
 	if (write_end_ret_bool)
 		ret = (ret & 0xff) ? copied : 0;
-	record_write(BPF_CORE_READ(iter, inode), pos, ret);
+	record_write_core(BPF_CORE_READ(iter, inode), pos, ret);
 }
 
 /* 6.1-6.15: (iter, pos, len, copied, folio) -> size_t, or bool from 6.10 */
@@ -1227,10 +1514,13 @@ static __always_inline struct folio *wb_arg_folio(__u64 a0, __u64 a1, __u64 a2, 
 static __always_inline void wb_begin_folio(struct folio *folio)
 {
 	struct inode *inode = BPF_CORE_READ(folio, mapping, host);
+	struct inode_facts fi = {};
 
 	if (!inode)
 		return;
-	wb_begin(inode, folio, (__u64)BPF_CORE_READ(folio, index) << page_shift,
+	inode_facts_core(inode, &fi, true);
+	wb_begin(&fi, (__u64)inode, NULL, folio,
+		 (__u64)BPF_CORE_READ(folio, index) << page_shift,
 		 folio_bytes(folio));
 }
 
@@ -1263,9 +1553,9 @@ int BPF_KPROBE(kprobe_write_end, void *a0, __u64 a1, __u64 a2, __u64 a3, void *a
 	struct inode *inode = BPF_CORE_READ(iter, inode);
 
 	if (write_end_proto == WRITE_END_POS)	/* (iter, pos, len, copied, folio) */
-		record_write(inode, a1, write_end_bytes(a4, a2, a3));
+		record_write_core(inode, a1, write_end_bytes(a4, a2, a3));
 	else					/* (iter, len, copied, folio) */
-		record_write(inode, BPF_CORE_READ(iter, pos),
+		record_write_core(inode, BPF_CORE_READ(iter, pos),
 			     write_end_bytes((void *)a3, a1, a2));
 	return 0;
 }

@@ -35,7 +35,7 @@ suite unit tests/unit/run.sh .output/tests/test_*
 
 # End-to-end, once per mechanism this kernel allows (`probes --mode M`).
 modes=()
-for m in fentry kprobe tracepoint; do
+for m in fentry kprobe tracepoint raw_tp; do
 	if ./iomapdirty probes --mode "$m" >/dev/null 2>&1; then
 		modes+=("$m")
 	else

@@ -22,7 +22,7 @@ enum { OPT_JSON = 0x200, OPT_FACTS, OPT_DUMP, OPT_NO_TRIAL, OPT_PMODE };
 
 static const struct argp_option probes_options[] = {
 	{ "json", OPT_JSON, NULL, 0, "Machine-readable output", 0 },
-	{ "mode", OPT_PMODE, "MODE", 0, "auto, fentry, kprobe or tracepoint", 0 },
+	{ "mode", OPT_PMODE, "MODE", 0, "auto, fentry, kprobe, tracepoint or raw_tp", 0 },
 	{ "facts", OPT_FACTS, "FILE", 0, "Plan for recorded facts instead of this kernel", 0 },
 	{ "dump-facts", OPT_DUMP, NULL, 0, "Print this kernel's facts (a facts file)", 0 },
 	{ "no-trial", OPT_NO_TRIAL, NULL, 0, "Do not trial-attach (facts only)", 0 },
@@ -41,7 +41,7 @@ static error_t probes_parse(int key, char *arg, struct argp_state *state)
 	case OPT_PMODE:
 		a->mode = plan_mode_parse(arg);
 		if (a->mode == -2)
-			argp_error(state, "--mode wants auto, fentry, kprobe or tracepoint");
+			argp_error(state, "--mode wants auto, fentry, kprobe, tracepoint or raw_tp");
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s'", arg);

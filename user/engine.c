@@ -62,7 +62,11 @@ static int select_programs(struct iomapdirty_bpf *skel, const struct plan *p,
 			bpf_program__set_autoload(prog, false);
 			continue;
 		}
-		if (h->mech == MECH_FENTRY &&
+		/*
+		 * fentry and tp_btf programs are bound to their target at load
+		 * (tp_btf: the btf_trace_<target> typedef, found by libbpf).
+		 */
+		if (bpf_program__type(prog) == BPF_PROG_TYPE_TRACING &&
 		    bpf_program__set_attach_target(prog, 0, h->target)) {
 			snprintf(err, errlen, "cannot target %s with %s", h->target, name);
 			return -EINVAL;
@@ -87,6 +91,12 @@ static int attach_hook(struct engine *e, const struct hook_plan *h,
 	switch (h->mech) {
 	case MECH_FENTRY:
 		link = bpf_program__attach_trace(prog);
+		break;
+	case MECH_TRACEPOINT:
+		if (bpf_program__type(prog) == BPF_PROG_TYPE_TRACING)	/* tp_btf */
+			link = bpf_program__attach_trace(prog);
+		else
+			link = bpf_program__attach_raw_tracepoint(prog, h->target);
 		break;
 	case MECH_KPROBE:
 		link = bpf_program__attach_kprobe(prog,

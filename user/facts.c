@@ -257,6 +257,22 @@ enum trial facts_func_trial(struct kfacts *f, struct func_fact *fn, int mech)
 	return fn->trial[mech];
 }
 
+enum trial facts_tp_btf_trial(struct kfacts *f, const char *name)
+{
+	struct tp_fact *tp = NULL;
+
+	for (int i = 0; i < f->nr_tps; i++)
+		if (!strcmp(f->tps[i].name, name))
+			tp = &f->tps[i];
+	if (!tp)
+		return TRIAL_FAILED;
+	if (tp->btf_trial != TRIAL_UNKNOWN || f->trials == TRIALS_NONE || !tp->proto.in_btf)
+		return tp->btf_trial;
+	set_trial(&tp->btf_trial, tp->btf_trial_error, sizeof(tp->btf_trial_error),
+		  trial_tp_btf(f->btf, tp->name));
+	return tp->btf_trial;
+}
+
 int facts_gather(struct kfacts *f, enum trial_policy policy)
 {
 	struct utsname u;
@@ -282,9 +298,11 @@ int facts_gather(struct kfacts *f, enum trial_policy policy)
 	for (int i = 0; i < f->nr_tps; i++) {
 		struct tp_fact *tp = &f->tps[i];
 
-		if (tp->proto.in_btf)
-			set_trial(&tp->trial, tp->trial_error, sizeof(tp->trial_error),
-				  trial_raw_tp(tp->name));
+		if (!tp->proto.in_btf)
+			continue;
+		set_trial(&tp->trial, tp->trial_error, sizeof(tp->trial_error),
+			  trial_raw_tp(tp->name));
+		facts_tp_btf_trial(f, tp->name);
 	}
 	return f->has_btf ? 0 : -ENOENT;
 }
@@ -339,6 +357,9 @@ void facts_write(const struct kfacts *f, FILE *out)
 		if (tp->trial != TRIAL_UNKNOWN)
 			fprintf(out, "trial tracepoint %s %s\n", tp->name,
 				tp->trial == TRIAL_OK ? "ok" : tp->trial_error);
+		if (tp->btf_trial != TRIAL_UNKNOWN)
+			fprintf(out, "trial tp_btf %s %s\n", tp->name,
+				tp->btf_trial == TRIAL_OK ? "ok" : tp->btf_trial_error);
 	}
 }
 
@@ -418,11 +439,17 @@ static int parse_trial(struct kfacts *f, const char *mech, const char *name,
 {
 	enum trial t = strcmp(result, "ok") ? TRIAL_FAILED : TRIAL_OK;
 
-	if (!strcmp(mech, "tracepoint")) {
+	if (!strcmp(mech, "tracepoint") || !strcmp(mech, "tp_btf")) {
 		struct tp_fact *tp = tp_slot(f, name);
 
 		if (!tp)
 			return -1;
+		if (mech[1] == 'p') {	/* tp_btf */
+			tp->btf_trial = t;
+			snprintf(tp->btf_trial_error, sizeof(tp->btf_trial_error),
+				 "%.31s", result);
+			return 0;
+		}
 		tp->trial = t;
 		snprintf(tp->trial_error, sizeof(tp->trial_error), "%.31s", result);
 		return 0;

@@ -51,8 +51,10 @@ struct func_fact {
 struct tp_fact {
 	char name[FACT_NAME_LEN];
 	struct proto_fact proto;	/* without the leading void *data */
-	enum trial trial;
+	enum trial trial;		/* raw_tp */
 	char trial_error[32];
+	enum trial btf_trial;		/* tp_btf: BTF-typed arguments */
+	char btf_trial_error[32];
 };
 
 struct kfacts {
@@ -78,6 +80,8 @@ int facts_gather(struct kfacts *f, enum trial_policy policy);
 void facts_release(struct kfacts *f);
 /* The trial outcome, making the trial now if the policy says so. */
 enum trial facts_func_trial(struct kfacts *f, struct func_fact *fn, int mech);
+/* The tp_btf trial outcome of a tracepoint, made now if the policy says so. */
+enum trial facts_tp_btf_trial(struct kfacts *f, const char *tp);
 /* From a facts file; returns 0, or -1 with a message in err. */
 int facts_parse(struct kfacts *f, FILE *in, char *err, size_t errlen);
 void facts_write(const struct kfacts *f, FILE *out);

@@ -21,7 +21,8 @@ static const struct argp_option filter_options[] = {
 	{ "pid", 'p', "PID", 0, "Only writes by process PID", 1 },
 	{ "comm", OPT_COMM, "NAME", 0, "Only writes by processes named NAME", 1 },
 	{ "mode", OPT_MODE, "MODE", 0,
-	  "auto (default), fentry, kprobe or tracepoint", 1 },
+	  "auto (default), fentry, kprobe, tracepoint (tp_btf where allowed, else "
+	  "raw_tp) or raw_tp", 1 },
 	{ "max-pages", OPT_MAX_PAGES, "N", 0,
 	  "Page records kept in the kernel (bounds memory; default 131072)", 1 },
 	{ "shared", OPT_SHARED, NULL, 0,
@@ -87,8 +88,8 @@ static error_t filter_parse(int key, char *arg, struct argp_state *state)
 	case OPT_MODE:
 		o->mode = plan_mode_parse(arg);
 		if (o->mode == -2)
-			argp_error(state, "--mode wants auto, fentry, kprobe or "
-				   "tracepoint, got '%s'", arg);
+			argp_error(state, "--mode wants auto, fentry, kprobe, "
+				   "tracepoint or raw_tp, got '%s'", arg);
 		break;
 	case OPT_MAX_PAGES:
 		if (parse_u64(arg, 1024, 1 << 26, &v))

@@ -68,6 +68,31 @@ static void choose(struct hook_plan *h, int mech, const char *target,
 	snprintf(h->program, sizeof(h->program), "%s", program);
 }
 
+/*
+ * A tracepoint's program: tp_btf ("btf_" + base: arguments typed by BTF,
+ * fields read with plain loads) where the kernel takes it, else raw_tp
+ * ("tp_" + base: every field a probe read). The counts are the same.
+ */
+static void choose_tp(struct kfacts *f, struct plan *p, struct hook_plan *h,
+		      const char *tp, const char *base)
+{
+	const struct tp_fact *tf = facts_tp(f, tp);
+	bool btf = false;
+	char prog[32];
+
+	if (p->mode == MODE_RAW_TP)
+		append(h->rejected, sizeof(h->rejected), "tp_btf %s: --mode raw_tp", tp);
+	else if (facts_tp_btf_trial(f, tp) == TRIAL_OK)
+		btf = true;
+	else if (tf && tf->btf_trial == TRIAL_FAILED)
+		append(h->rejected, sizeof(h->rejected), "tp_btf %s: trial attach "
+		       "failed (%s)", tp, tf->btf_trial_error);
+	else
+		append(h->rejected, sizeof(h->rejected), "tp_btf %s: not tried", tp);
+	snprintf(prog, sizeof(prog), "%s_%s", btf ? "btf" : "tp", base);
+	choose(h, MECH_TRACEPOINT, tp, prog);
+}
+
 /* Can this function be hooked with fentry/fexit or kprobe? */
 static bool func_usable(struct kfacts *f, const char *name, int mech,
 			struct hook_plan *h)
@@ -133,7 +158,14 @@ static void reject_proto(struct hook_plan *h, int mech, const char *name)
 
 static bool mech_allowed(const struct plan *p, int mech)
 {
-	return p->mode == MODE_AUTO || p->mode == mech;
+	return p->mode == MODE_AUTO || p->mode == mech ||
+		(mech == MECH_TRACEPOINT && p->mode == MODE_RAW_TP);
+}
+
+static const char *mode_name(int mode)
+{
+	return mode == MODE_AUTO ? "auto" : mode == MODE_RAW_TP ? "raw_tp" :
+		mech_names[mode];
 }
 
 /* ----------------------------------------------------------- per hook */
@@ -173,8 +205,8 @@ static void plan_write(struct kfacts *f, struct plan *p)
 	if (mech_allowed(p, MECH_TRACEPOINT) && tp_usable(f, "xfs_file_buffered_write", h)) {
 		if (proto_is(&facts_tp(f, "xfs_file_buffered_write")->proto, 2,
 			     "kiocb*", "iov_iter*")) {
-			choose(h, MECH_TRACEPOINT, "xfs_file_buffered_write",
-			       "tp_xfs_buffered_write");
+			choose_tp(f, p, h, "xfs_file_buffered_write",
+				  "xfs_buffered_write");
 			snprintf(h->note, sizeof(h->note),
 				 "XFS only; bytes requested by each write(2), counted "
 				 "before the copy (a short write counts its request)");
@@ -242,7 +274,7 @@ static void plan_writeback(struct kfacts *f, struct plan *p)
 			reject_proto(b, MECH_TRACEPOINT, tps[i]);
 			continue;
 		}
-		choose(b, MECH_TRACEPOINT, tps[i], "tp_wb_folio");
+		choose_tp(f, p, b, tps[i], "wb_folio");
 		snprintf(b->note, sizeof(b->note),
 			 "folio pointer learnt when the folio was dirtied");
 		choose(e, -1, "(none)", "flush_idle");
@@ -267,18 +299,18 @@ static void plan_submit(struct kfacts *f, struct plan *p)
 		pr = &facts_tp(f, tps[i])->proto;
 		if (proto_is(pr, 4, "inode*", "u64", "unsigned_int", "iomap*")) {
 			p->submit_proto = SUBMIT_RANGE;
-			choose(h, MECH_TRACEPOINT, tps[i], "tp_submit_range");
+			choose_tp(f, p, h, tps[i], "submit_range");
 			snprintf(h->note, sizeof(h->note),
 				 "ranges, trimmed to the mapping as the kernel does");
 		} else if (proto_is(pr, 2, "inode*", "iomap*")) {
 			p->submit_proto = SUBMIT_PER_BLOCK;
-			choose(h, MECH_TRACEPOINT, tps[i], "tp_submit_block");
+			choose_tp(f, p, h, tps[i], "submit_block");
 			snprintf(h->note, sizeof(h->note), "one block per event");
 		} else {
 			reject_proto(h, MECH_TRACEPOINT, tps[i]);
 			continue;
 		}
-		if (p->mode != MODE_AUTO && p->mode != MECH_TRACEPOINT)
+		if (!mech_allowed(p, MECH_TRACEPOINT))
 			append(h->note, sizeof(h->note), "tracepoint in every mode: "
 			       "iomap_add_to_ioend's prototype differs between kernels "
 			       "and it is often inlined");
@@ -321,7 +353,7 @@ static void plan_helpers(struct kfacts *f, struct plan *p)
 		if (tp_usable(f, "writeback_dirty_folio", h) &&
 		    proto_is(&facts_tp(f, "writeback_dirty_folio")->proto, 2,
 			     "folio*", "address_space*"))
-			choose(h, MECH_TRACEPOINT, "writeback_dirty_folio", "tp_dirty_folio");
+			choose_tp(f, p, h, "writeback_dirty_folio", "dirty_folio");
 		else
 			snprintf(h->note, sizeof(h->note), "kernel dirty bitmap not read");
 	}
@@ -405,7 +437,7 @@ int plan_build(struct kfacts *f, int mode, struct plan *p)
 			snprintf(p->error, sizeof(p->error),
 				 "cannot measure '%s'%s%s: %s", hook_names[i],
 				 mode == MODE_AUTO ? "" : " with mode ",
-				 mode == MODE_AUTO ? "" : mech_names[mode],
+				 mode == MODE_AUTO ? "" : mode_name(mode),
 				 p->hooks[i].rejected[0] ? p->hooks[i].rejected :
 				 "no candidate");
 			break;
@@ -418,6 +450,8 @@ int plan_mode_parse(const char *s)
 {
 	if (!strcmp(s, "auto"))
 		return MODE_AUTO;
+	if (!strcmp(s, "raw_tp"))
+		return MODE_RAW_TP;
 	for (int m = 0; m < NR_MECHS; m++)
 		if (!strcmp(s, mech_names[m]))
 			return m;
@@ -429,19 +463,27 @@ static const char *mech_label(int mech)
 	return mech < 0 ? "derived" : mech_names[mech];
 }
 
+/* What the text plan shows: tracepoints say which program type. */
+static const char *mech_detail(const struct hook_plan *h)
+{
+	if (h->mech == MECH_TRACEPOINT)
+		return !strncmp(h->program, "btf_", 4) ? "tp_btf" : "raw_tp";
+	return mech_label(h->mech);
+}
+
 void plan_print_text(const struct plan *p, FILE *out)
 {
 	fprintf(out, "kernel family: %c: %s\n", p->family, p->family_desc);
 	fprintf(out, "dirty bitmap: %s\n", p->bitmap == BITMAP_IFS ? "iomap_folio_state.state" :
 		p->bitmap == BITMAP_IOP_STATE ? "iomap_page.state (RFCv4)" : "none");
-	fprintf(out, "mode: %s\n", p->mode == MODE_AUTO ? "auto" : mech_names[p->mode]);
+	fprintf(out, "mode: %s\n", mode_name(p->mode));
 	fprintf(out, "%-18s %-10s %-28s %s\n", "HOOK", "MECHANISM", "TARGET", "NOTE");
 	for (int i = 0; i < NR_HOOKS; i++) {
 		const struct hook_plan *h = &p->hooks[i];
 
 		if (h->chosen)
 			fprintf(out, "%-18s %-10s %-28s %s\n", hook_names[i],
-				mech_label(h->mech), h->target, h->note);
+				mech_detail(h), h->target, h->note);
 		else
 			fprintf(out, "%-18s %-10s %-28s %s\n", hook_names[i], "-",
 				h->required ? "UNAVAILABLE" : "not attached",
@@ -462,7 +504,7 @@ void plan_write_json(const struct plan *p, struct json *j)
 	json_kv_string(j, "family_description", p->family_desc);
 	json_kv_string(j, "dirty_bitmap", p->bitmap == BITMAP_IFS ? "iomap_folio_state" :
 		       p->bitmap == BITMAP_IOP_STATE ? "iomap_page.state" : "none");
-	json_kv_string(j, "mode", p->mode == MODE_AUTO ? "auto" : mech_names[p->mode]);
+	json_kv_string(j, "mode", mode_name(p->mode));
 	json_kv_bool(j, "ok", p->ok);
 	if (!p->ok)
 		json_kv_string(j, "error", p->error);
@@ -483,6 +525,17 @@ void plan_write_json(const struct plan *p, struct json *j)
 		json_key(j, "target");
 		if (h->chosen)
 			json_string(j, h->target);
+		else
+			json_null(j);
+		/* the BPF program, and for tracepoints its type */
+		json_key(j, "program");
+		if (h->chosen && h->program[0])
+			json_string(j, h->program);
+		else
+			json_null(j);
+		json_key(j, "program_type");
+		if (h->chosen && h->mech == MECH_TRACEPOINT)
+			json_string(j, mech_detail(h));
 		else
 			json_null(j);
 		json_kv_string(j, "note", h->note);

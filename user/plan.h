@@ -27,6 +27,7 @@ enum hook {
 };
 
 #define MODE_AUTO	(-1)
+#define MODE_RAW_TP	NR_MECHS	/* tracepoints with raw_tp programs only */
 
 struct hook_plan {
 	bool chosen;

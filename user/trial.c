@@ -2,6 +2,7 @@
 /* Trial attaches: see trial.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -85,6 +86,40 @@ int trial_raw_tp(const char *tp)
 	if (prog < 0)
 		return -prog;
 	link = bpf_raw_tracepoint_open(tp, prog);
+	if (link < 0) {
+		int err = errno;
+
+		close(prog);
+		return err;
+	}
+	close(link);
+	close(prog);
+	return 0;
+}
+
+/*
+ * A tp_btf program: the same tracepoint, its arguments typed from the
+ * kernel's btf_trace_<name> typedef. Some kernels or policies allow
+ * raw_tp but refuse BPF_PROG_TYPE_TRACING (as they do fentry).
+ */
+int trial_tp_btf(const struct btf *vmlinux, const char *tp)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		.expected_attach_type = BPF_TRACE_RAW_TP);
+	char name[128];
+	int id, prog, link;
+
+	if (!vmlinux)
+		return ENOENT;
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	id = btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF);
+	if (id <= 0)
+		return ENOENT;
+	opts.attach_btf_id = id;
+	prog = load_trivial(BPF_PROG_TYPE_TRACING, &opts);
+	if (prog < 0)
+		return -prog;
+	link = bpf_raw_tracepoint_open(NULL, prog);
 	if (link < 0) {
 		int err = errno;
 

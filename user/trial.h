@@ -13,5 +13,6 @@ struct btf;
 int trial_fentry(const struct btf *vmlinux, const char *func);
 int trial_kprobe(const char *func);
 int trial_raw_tp(const char *tp);
+int trial_tp_btf(const struct btf *vmlinux, const char *tp);
 
 #endif

@@ -167,7 +167,7 @@ check_summary_shape() {
 # compare_stats NAME WANT(view object) GOT(tool stats object)
 compare_stats() {
 	local n=$1 want=$2 got=$3 f v
-	if [[ $CUR_MODE == tracepoint ]]; then
+	if [[ $CUR_MODE == tracepoint || $CUR_MODE == raw_tp ]]; then
 		# No hook sees whole-folio dirtying (iomap_dirty_folio) here: the
 		# tool finds it in the kernel's dirty bitmap and reports the
 		# folios as other_dirty_folios; whole_folio_dirty_events is
@@ -185,6 +185,27 @@ compare_stats() {
 		v=$(jq -c --arg f "$f" '.[$f] // empty' <<<"$got")
 		[[ -n $v ]] && e2e_check "$n.$f" 0 "$v"
 	done
+}
+
+# check_program_types NAME PID SUMMARY: the program types the tool's plan
+# claims (tp_btf / raw_tp per tracepoint hook) against what the kernel has
+# loaded for that process (/proc/PID/fdinfo prog ids, bpftool for types).
+check_program_types() {
+	local n=$1 pid=$2 sum=$3 ids claimed kernel fd
+	ids=$(for fd in /proc/"$pid"/fdinfo/*; do
+		awk '/^prog_id:/ {print $2}' "$fd" 2>/dev/null
+	done | sort -un | jq -R . | jq -sc 'map(tonumber)')
+	kernel=$(bpftool prog show --json | jq -S -c --argjson ids "$ids" '
+		[.[] | select(.id as $i | $ids | index($i)) |
+		 select(.type == "tracing" or .type == "raw_tracepoint") |
+		 select(.name != "flush_idle") |
+		 {(.name): (if .type == "tracing" then "tp_btf" else "raw_tp" end)}] | add // {}')
+	claimed=$(jq -S -c '[.plan.hooks[] | select(.mechanism == "tracepoint" and
+		.hook != "block_bio") | {(.program): .program_type}] | add // {}' <<<"$sum")
+	e2e_check "$n.program_types(kernel)" "$claimed" "$kernel"
+	if [[ $CUR_MODE == raw_tp ]]; then
+		e2e_check "$n.no_tp_btf" 0 "$(jq '[.[] | select(. == "tp_btf")] | length' <<<"$kernel")"
+	fi
 }
 
 run_scenario() {
@@ -217,6 +238,12 @@ run_scenario() {
 		keep_run "$n"; xfsloop_cleanup "$mnt"; return
 	fi
 
+	if [[ $name == scatter51_1k ]]; then
+		# the first interval line carries the plan
+		local t=0
+		while [[ ! -s $out ]] && ((t++ < 50)); do sleep 0.1; done
+		check_program_types "$n" "$tool_pid" "$(head -n 1 "$out")"
+	fi
 	scenario_argv "$name" "$mnt"
 	if ! "${SCENARIO_ARGV[@]}" >"$work/exp.json" 2>"$work/workload.err"; then
 		e2e_fail "$n" "workload failed: $(tail -n 2 "$work/workload.err")"
