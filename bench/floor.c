@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * floor: attaches the empty programs of floor.bpf.c to the raw tracepoints
- * iomapdirty uses, prints "floor: ready" on stderr, and on SIGINT/SIGTERM
- * prints one JSON line per program: {"program", "tracepoint", "id",
- * "run_cnt", "run_time_ns"}.
+ * floor: attaches the empty programs of floor.bpf.c (raw_tp and tp_btf) to
+ * the tracepoints iomapdirty uses, prints "floor: ready" on stderr, and on
+ * SIGINT/SIGTERM prints one JSON line per program: {"program", "type",
+ * "tracepoint", "id", "run_cnt", "run_time_ns"}. A tp_btf program the
+ * kernel refuses is reported on stderr and left out.
  *
  *   floor [--stats]
  *
@@ -32,6 +33,14 @@ static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 	return level == LIBBPF_WARN ? vfprintf(stderr, fmt, ap) : 0;
 }
 
+/* "raw_tp/NAME" or "tp_btf/NAME" -> NAME */
+static const char *tracepoint_of(const struct bpf_program *prog)
+{
+	const char *sec = bpf_program__section_name(prog), *slash = strchr(sec, '/');
+
+	return slash ? slash + 1 : sec;
+}
+
 int main(int argc, char **argv)
 {
 	struct floor_bpf *skel;
@@ -54,16 +63,37 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	skel = floor_bpf__open_and_load();
+	skel = floor_bpf__open();
 	if (!skel) {
-		fprintf(stderr, "floor: cannot load: %s\n", strerror(errno));
+		fprintf(stderr, "floor: cannot open: %s\n", strerror(errno));
 		return 1;
 	}
+	if (floor_bpf__load(skel)) {
+		/* tp_btf refused (policy, old kernel): measure raw_tp alone */
+		fprintf(stderr, "floor: cannot load with tp_btf: %s; raw_tp only\n",
+			strerror(errno));
+		floor_bpf__destroy(skel);
+		skel = floor_bpf__open();
+		if (!skel)
+			return 1;
+		bpf_object__for_each_program(prog, skel->obj)
+			if (bpf_program__type(prog) != BPF_PROG_TYPE_RAW_TRACEPOINT)
+				bpf_program__set_autoload(prog, false);
+		if (floor_bpf__load(skel)) {
+			fprintf(stderr, "floor: cannot load: %s\n", strerror(errno));
+			floor_bpf__destroy(skel);
+			return 1;
+		}
+	}
 	bpf_object__for_each_program(prog, skel->obj) {
-		const char *tp = bpf_program__section_name(prog) + strlen("raw_tp/");
+		const char *tp = tracepoint_of(prog);
+		struct bpf_link *link;
 
-		struct bpf_link *link = bpf_program__attach_raw_tracepoint(prog, tp);
-
+		if (bpf_program__fd(prog) < 0)
+			continue;
+		link = bpf_program__type(prog) == BPF_PROG_TYPE_TRACING ?
+			bpf_program__attach_trace(prog) :
+			bpf_program__attach_raw_tracepoint(prog, tp);
 		if (!link)
 			fprintf(stderr, "floor: %s: cannot attach: %s\n", tp, strerror(errno));
 		else if (nattached < 16)
@@ -80,12 +110,14 @@ int main(int argc, char **argv)
 		struct bpf_prog_info info = {};
 		__u32 len = sizeof(info);
 
-		if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+		if (bpf_program__fd(prog) < 0 ||
+		    bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
 			continue;
-		printf("{\"program\": \"%s\", \"tracepoint\": \"%s\", \"id\": %u, "
-		       "\"run_cnt\": %llu, \"run_time_ns\": %llu}\n",
+		printf("{\"program\": \"%s\", \"type\": \"%s\", \"tracepoint\": \"%s\", "
+		       "\"id\": %u, \"run_cnt\": %llu, \"run_time_ns\": %llu}\n",
 		       bpf_program__name(prog),
-		       bpf_program__section_name(prog) + strlen("raw_tp/"), info.id,
+		       bpf_program__type(prog) == BPF_PROG_TYPE_TRACING ? "tp_btf" : "raw_tp",
+		       tracepoint_of(prog), info.id,
 		       (unsigned long long)info.run_cnt,
 		       (unsigned long long)info.run_time_ns);
 	}

@@ -16,13 +16,24 @@ import sys
 
 RAW, OUT_JSON, OUT_MD = sys.argv[1:4]
 
-HOOKS = [  # (hook, tracepoint, iomapdirty program name prefix)
-    ("write", "xfs_file_buffered_write", "tp_xfs_buffered"),
-    ("dirty_folio", "writeback_dirty_folio", "tp_dirty_folio"),
-    ("writeback_folio", "iomap_writeback_folio", "tp_wb_folio"),
-    ("add_to_ioend", "iomap_add_to_ioend", "tp_submit_range"),
-    ("invalidate", "iomap_invalidate_folio", "tp_invalidate"),
+HOOKS = [  # (hook, tracepoint, iomapdirty program name after tp_ / btf_)
+    ("write", "xfs_file_buffered_write", "xfs_buffered_write"),
+    ("dirty_folio", "writeback_dirty_folio", "dirty_folio"),
+    ("writeback_folio", "iomap_writeback_folio", "wb_folio"),
+    ("add_to_ioend", "iomap_add_to_ioend", "submit_range"),
+    ("invalidate", "iomap_invalidate_folio", "invalidate"),
 ]
+
+
+def tool_prog(progs, base):
+    """iomapdirty's program for a hook and its type: btf_BASE is tp_btf,
+    tp_BASE raw_tp (the kernel keeps 15 characters of a name)."""
+    for prefix, kind in (("btf_", "tp_btf"), ("tp_", "raw_tp")):
+        name = (prefix + base)[:15]
+        p = next((p for p in progs if p["name"] == name), None)
+        if p:
+            return p, kind
+    return None, None
 VARIANTS = ["A-fio", "B-hist", "C-top", "D-bpftrace"]
 WORKLOADS = ["hot", "seed", "many"]
 
@@ -201,7 +212,9 @@ for wl in WORKLOADS:
     sdirs = sorted(glob.glob(os.path.join(RAW, wl, "stats-*")))
     if not sdirs:
         continue
-    per_hook = {h[0]: {"tool": [], "peer": [], "floor": [], "events": []} for h in HOOKS}
+    per_hook = {h[0]: {"tool": [], "peer": [], "floor": [], "events": [], "type": None,
+                       "floor_raw": []}
+                for h in HOOKS}
     flush = []
     sanity = []
     losses = []
@@ -221,9 +234,19 @@ for wl in WORKLOADS:
             p = peer_progs.get(e.get("prog_id"))
             if p:
                 peer_by_tp[e["tracepoint"]] = p
-        for hook, tp, prefix in HOOKS:
-            t = next((p for p in hist.get("progs", []) if p["name"].startswith(prefix[:15])), None)
-            fl = next((p for p in floor if p["tracepoint"] == tp), None)
+        for hook, tp, base in HOOKS:
+            t, kind = tool_prog(hist.get("progs", []), base)
+            # the floor of the same program type on the same tracepoint
+            fl = next((p for p in floor if p["tracepoint"] == tp and
+                       p.get("type", "raw_tp") == (kind or "raw_tp")), None)
+            if kind:
+                per_hook[hook]["type"] = kind
+            # the peer's programs are perf-event tracepoint programs: its
+            # ratio stays against the raw_tp floor, as before
+            fr = next((p for p in floor if p["tracepoint"] == tp and
+                       p.get("type", "raw_tp") == "raw_tp"), None)
+            if fr and fr["run_cnt"]:
+                per_hook[hook]["floor_raw"].append(fr["run_time_ns"] / fr["run_cnt"])
             pe = peer_by_tp.get(tp)
             for key, p in (("tool", t), ("floor", fl), ("peer", pe)):
                 if p and p["run_cnt"]:
@@ -250,11 +273,14 @@ for wl in WORKLOADS:
     for hook, tp, _ in HOOKS:
         h = per_hook[hook]
         t, f, p = med(h["tool"]), med(h["floor"]), med(h["peer"])
-        hooks[hook] = {"tracepoint": tp, "events": med(h["events"]),
+        fraw = med(h["floor_raw"])
+        hooks[hook] = {"tracepoint": tp, "program_type": h["type"],
+                       "events": med(h["events"]),
                        "tool_ns": t, "floor_ns": f, "peer_ns": p,
                        "tool_ns_spread": spread(h["tool"]),
                        "ratio_tool_floor": (t / f) if t and f else None,
-                       "ratio_peer_floor": (p / f) if p and f else None}
+                       "floor_raw_tp_ns": fraw,
+                       "ratio_peer_floor": (p / fraw) if p and fraw else None}
         n = med(h["events"]) or 0
         if t and f:
             tot["tool"] += t * n
