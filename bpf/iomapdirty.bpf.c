@@ -528,44 +528,83 @@ static __always_inline void record_whole_dirty(struct inode *inode, struct folio
 
 /* ------------------------------------------------------------ writeback */
 
-/* Adds v to *f, atomically, and only if there is something to add. */
-#define ADD_IF(f, v) do { if (v) __sync_fetch_and_add(&(f), (v)); } while (0)
+/*
+ * A thread's finished folios are summed in its context (acc, plain adds:
+ * nobody else writes it) while it stays in one file, and folded into the
+ * shared per-file and per-filesystem totals (two hash lookups, atomic
+ * adds) only when it moves to another file, when the sum is older than
+ * ACC_MAX_NS, or when user space flushes before a report: writeback goes
+ * through a file's folios in a row, so most folios cost no shared update.
+ */
+#define ACC_MAX_NS	(100 * 1000 * 1000ULL)
 
-static __always_inline void stats_add(struct wa_stats *s, struct wb_ctx *c,
-				      __u64 dirty_blocks, __u64 now)
+static __always_inline void acc_add_folio(struct wa_stats *s, struct wb_ctx *c,
+					  __u64 dirty_blocks, __u64 now)
 {
-	/* several CPUs may finish folios of one file at once: atomic adds */
-	ADD_IF(s->app_bytes, c->app_bytes);
-	ADD_IF(s->write_calls, c->write_calls);
-	ADD_IF(s->app_dirty_blocks, c->app_dirty_blocks);
-	ADD_IF(s->other_dirty_blocks, c->other_dirty_blocks);
-	ADD_IF(s->dirty_blocks, dirty_blocks);
-	ADD_IF(s->app_dirty_bytes, c->app_dirty_blocks << c->block_bits);
-	ADD_IF(s->dirty_bytes, dirty_blocks << c->block_bits);
-	ADD_IF(s->whole_folio_dirty_events, c->whole_dirty);
-	if (c->other_dirty_blocks)
-		__sync_fetch_and_add(&s->other_dirty_folios, 1);
-	__sync_fetch_and_add(&s->folios, 1);
+	s->app_bytes += c->app_bytes;
+	s->write_calls += c->write_calls;
+	s->app_dirty_blocks += c->app_dirty_blocks;
+	s->other_dirty_blocks += c->other_dirty_blocks;
+	s->dirty_blocks += dirty_blocks;
+	s->app_dirty_bytes += c->app_dirty_blocks << c->block_bits;
+	s->dirty_bytes += dirty_blocks << c->block_bits;
+	s->whole_folio_dirty_events += c->whole_dirty;
+	s->other_dirty_folios += c->other_dirty_blocks ? 1 : 0;
+	s->folios += 1;
 	if (!dirty_blocks) {
-		__sync_fetch_and_add(&s->folios_no_dirty_seen, 1);
-		ADD_IF(s->unseen_submitted_blocks, c->submitted_blocks);
+		s->folios_no_dirty_seen += 1;
+		s->unseen_submitted_blocks += c->submitted_blocks;
 	}
-	ADD_IF(s->folio_bytes, c->folio_bytes);
+	s->folio_bytes += c->folio_bytes;
 	if (c->folio_bytes > s->max_folio_bytes)
 		s->max_folio_bytes = c->folio_bytes;
 	s->block_bytes = 1ULL << (c->block_bits & 63);
-	ADD_IF(s->submitted_blocks, c->submitted_blocks);
-	ADD_IF(s->submitted_bytes, c->submitted_bytes);
-	ADD_IF(s->kernel_dirty_blocks, c->kernel_dirty_blocks);
-	ADD_IF(s->bitmap_folios, c->bitmap_read);
-	ADD_IF(s->hole_bytes, c->hole_bytes);
-	ADD_IF(s->violation_blocks, c->violation_blocks);
-	if (c->violation_blocks)
-		__sync_fetch_and_add(&s->violation_folios, 1);
-	ADD_IF(s->unexplained_blocks, c->unexplained_blocks);
-	ADD_IF(s->unchecked_blocks, c->unchecked_blocks);
+	s->submitted_blocks += c->submitted_blocks;
+	s->submitted_bytes += c->submitted_bytes;
+	s->kernel_dirty_blocks += c->kernel_dirty_blocks;
+	s->bitmap_folios += c->bitmap_read;
+	s->hole_bytes += c->hole_bytes;
+	s->violation_blocks += c->violation_blocks;
+	s->violation_folios += c->violation_blocks ? 1 : 0;
+	s->unexplained_blocks += c->unexplained_blocks;
+	s->unchecked_blocks += c->unchecked_blocks;
 	s->nlink = c->nlink;
 	s->last_ns = now;
+}
+
+/* Adds v to *f, atomically, and only if there is something to add. */
+#define ADD_IF(f, v) do { if (v) __sync_fetch_and_add(&(f), (v)); } while (0)
+
+/* Several CPUs may fold sums of one file at once: atomic adds. */
+static __always_inline void stats_merge(struct wa_stats *s, const struct wa_stats *a)
+{
+	ADD_IF(s->app_bytes, a->app_bytes);
+	ADD_IF(s->write_calls, a->write_calls);
+	ADD_IF(s->app_dirty_blocks, a->app_dirty_blocks);
+	ADD_IF(s->other_dirty_blocks, a->other_dirty_blocks);
+	ADD_IF(s->dirty_blocks, a->dirty_blocks);
+	ADD_IF(s->app_dirty_bytes, a->app_dirty_bytes);
+	ADD_IF(s->dirty_bytes, a->dirty_bytes);
+	ADD_IF(s->whole_folio_dirty_events, a->whole_folio_dirty_events);
+	ADD_IF(s->other_dirty_folios, a->other_dirty_folios);
+	ADD_IF(s->folios, a->folios);
+	ADD_IF(s->folios_no_dirty_seen, a->folios_no_dirty_seen);
+	ADD_IF(s->folio_bytes, a->folio_bytes);
+	if (a->max_folio_bytes > s->max_folio_bytes)
+		s->max_folio_bytes = a->max_folio_bytes;
+	s->block_bytes = a->block_bytes;
+	ADD_IF(s->submitted_blocks, a->submitted_blocks);
+	ADD_IF(s->submitted_bytes, a->submitted_bytes);
+	ADD_IF(s->unseen_submitted_blocks, a->unseen_submitted_blocks);
+	ADD_IF(s->kernel_dirty_blocks, a->kernel_dirty_blocks);
+	ADD_IF(s->bitmap_folios, a->bitmap_folios);
+	ADD_IF(s->hole_bytes, a->hole_bytes);
+	ADD_IF(s->violation_blocks, a->violation_blocks);
+	ADD_IF(s->violation_folios, a->violation_folios);
+	ADD_IF(s->unexplained_blocks, a->unexplained_blocks);
+	ADD_IF(s->unchecked_blocks, a->unchecked_blocks);
+	s->nlink = a->nlink;
+	s->last_ns = a->last_ns;
 }
 
 static __always_inline struct wa_stats *stats_get(void *map, void *key,
@@ -600,31 +639,51 @@ static __always_inline void note_violation(struct wb_ctx *c, __u64 dirty)
 		count(CNT_VIOLATION_MAP_FULL);
 }
 
-/*
- * Folds one finished folio writeback into totals and histograms. A global
- * function: the verifier checks it once, not at every caller.
- */
-__noinline int finish_folio(struct wb_ctx *c)
+/* Folds a thread's sum into the shared per-file and per-filesystem totals. */
+__noinline int acc_fold(struct wb_ctx *c)
 {
 	struct file_key fkey = {};
 	struct wa_stats *s;
-	__u64 now, dirty;
 	__u32 dev;
+
+	if (!c || !c->acc_folios)
+		return 0;
+	fkey.ino = c->acc_key.ino;
+	fkey.dev = c->acc_key.dev;
+	dev = c->acc_key.dev;
+	s = stats_get(&files, &fkey, CNT_FILE_MAP_FULL);
+	if (s)
+		stats_merge(s, &c->acc);
+	s = stats_get(&filesystems, &dev, CNT_FS_MAP_FULL);
+	if (s)
+		stats_merge(s, &c->acc);
+	c->acc_folios = 0;
+	return 0;
+}
+
+/*
+ * Folds one finished folio writeback into the thread's sum and the
+ * histograms. A global function: the verifier checks it once, not at
+ * every caller.
+ */
+__noinline int finish_folio(struct wb_ctx *c, __u64 now)
+{
+	__u64 dirty;
 
 	/* a global function's pointer argument may be NULL: check first */
 	if (!c || !c->counted)
 		return 0;
-	fkey.ino = c->key.ino;
-	fkey.dev = c->key.dev;
-	dev = c->key.dev;
-	now = bpf_ktime_get_ns();
 	dirty = c->app_dirty_blocks + c->other_dirty_blocks;
-	s = stats_get(&files, &fkey, CNT_FILE_MAP_FULL);
-	if (s)
-		stats_add(s, c, dirty, now);
-	s = stats_get(&filesystems, &dev, CNT_FS_MAP_FULL);
-	if (s)
-		stats_add(s, c, dirty, now);
+	if (c->acc_folios && (c->acc_key.ino != c->key.ino || c->acc_key.dev != c->key.dev))
+		acc_fold(c);
+	if (!c->acc_folios) {
+		__builtin_memset(&c->acc, 0, sizeof(c->acc));
+		c->acc_key.ino = c->key.ino;
+		c->acc_key.dev = c->key.dev;
+		c->acc_first_ns = now;
+	}
+	acc_add_folio(&c->acc, c, dirty, now);
+	c->acc_folios++;
 	hist_add(HIST_DIRTY_BLOCKS, log2_bucket(dirty));
 	hist_add(HIST_SUBMITTED_BLOCKS, log2_bucket(c->submitted_blocks));
 	hist_add(HIST_FOLIO_BYTES, log2_bucket(c->folio_bytes));
@@ -632,6 +691,8 @@ __noinline int finish_folio(struct wb_ctx *c)
 		hist_add(HIST_AMPLIFICATION, amp_bucket(c->submitted_blocks, dirty));
 	if (dirty && c->violation_blocks)
 		note_violation(c, dirty);
+	if (now - c->acc_first_ns >= ACC_MAX_NS)
+		acc_fold(c);
 	return 0;
 }
 
@@ -641,7 +702,7 @@ static __always_inline void finish_thread_folio(__u32 tid)
 
 	if (!c || !c->active)
 		return;
-	finish_folio(c);
+	finish_folio(c, bpf_ktime_get_ns());
 	c->active = 0;
 }
 
@@ -651,12 +712,12 @@ static __always_inline void finish_thread_folio(__u32 tid)
  * One lookup in wb_ctxs for both.
  */
 static __always_inline struct wb_ctx *ctx_begin(__u32 tid, bool wanted,
-						 struct folio_bits *bits)
+						 struct folio_bits *bits, __u64 now)
 {
 	struct wb_ctx *c = bpf_map_lookup_elem(&wb_ctxs, &tid);
 
 	if (c && c->active) {
-		finish_folio(c);
+		finish_folio(c, now);
 		c->active = 0;
 	}
 	if (!wanted)
@@ -914,14 +975,15 @@ static __always_inline void wb_begin(const struct inode_facts *fi, __u64 inode,
 	struct page_rec *rec0;
 	struct page_key key0;
 	struct wb_ctx *c;
-	__u64 nr_blocks, npages, nwords;
+	__u64 nr_blocks, npages, nwords, now;
 	int view;
 
 	count(CNT_WB_START_EVENTS);
 	bits = bpf_map_lookup_elem(&scratch, &zero_key);
 	if (!bits)
 		return;
-	c = ctx_begin(tid, dev_wanted(fi->dev), bits);
+	now = bpf_ktime_get_ns();
+	c = ctx_begin(tid, dev_wanted(fi->dev), bits, now);
 	if (!c)
 		return;
 	c->active = 1;
@@ -935,7 +997,7 @@ static __always_inline void wb_begin(const struct inode_facts *fi, __u64 inode,
 	}
 	c->folio_pos = fpos;
 	c->folio_bytes = fbytes;
-	c->start_ns = bpf_ktime_get_ns();
+	c->start_ns = now;
 	c->nlink = fi->nlink;
 	c->block_bits = fi->blkbits;
 	if (c->block_bits > page_shift || c->block_bits < 9)
@@ -1421,32 +1483,46 @@ int BPF_PROG(tp_bio_queue, struct bio *bio)
 	return 0;
 }
 
-static long flush_ctx_cb(struct bpf_map *map, __u32 *tid, struct wb_ctx *c,
-			 __u64 *idle_ns)
-{
-	__u64 idle = bpf_ktime_get_ns() - c->start_ns;
+struct flush_args {
+	__u64 idle_ns;
+	__u64 finish_active;	/* no end event in this plan, or the last flush */
+	__u64 now;
+};
 
-	if (c->active && idle >= *idle_ns) {
+static long flush_ctx_cb(struct bpf_map *map, __u32 *tid, struct wb_ctx *c,
+			 struct flush_args *args)
+{
+	__u64 idle = args->now - c->start_ns;
+
+	if (idle < args->idle_ns)
+		return 0;	/* the thread is busy: it folds its own sum */
+	if (c->active && args->finish_active) {
 		count(CNT_FLUSHED_CTX);
-		finish_folio(c);
+		finish_folio(c, args->now);
 		c->active = 0;
-	} else if (!c->active && idle >= 1000000000ULL) {
-		bpf_map_delete_elem(map, tid);	/* a thread gone quiet */
 	}
+	acc_fold(c);
+	if (!c->active && idle >= 1000000000ULL)
+		bpf_map_delete_elem(map, tid);	/* a thread gone quiet */
 	return 0;
 }
 
 /*
- * Run by user space (BPF_PROG_TEST_RUN) before each report: in tracepoint
- * mode nothing marks the end of a thread's last folio, so contexts idle
- * for longer than args[0] ns are finished here.
+ * Run by user space (BPF_PROG_TEST_RUN) before each report, for contexts
+ * idle for longer than args[0] ns: their sums are folded into the shared
+ * totals and, if args[1] (tracepoint mode, where nothing marks the end of
+ * a thread's last folio, or the final flush) their folio is finished.
  */
 SEC("raw_tp")
-int BPF_PROG(flush_idle, __u64 idle_ns)
+int BPF_PROG(flush_idle, __u64 idle_ns, __u64 finish_active)
 {
-	__u64 idle = idle_ns;
+	struct flush_args args = {
+		.idle_ns = idle_ns,
+		.finish_active = finish_active,
+		.now = bpf_ktime_get_ns(),
+	};
 
-	bpf_for_each_map_elem(&wb_ctxs, flush_ctx_cb, &idle, 0);
+	bpf_for_each_map_elem(&wb_ctxs, flush_ctx_cb, &args, 0);
 	return 0;
 }
 

@@ -158,6 +158,15 @@ struct wb_ctx {
 	/* words beyond the folio's blocks are never read: not reset */
 	__u64 dirty[IOMAPDIRTY_MAX_BITMAP_WORDS / 2];	/* dirty, any cause */
 	__u64 seen[IOMAPDIRTY_MAX_BITMAP_WORDS / 2];	/* by writes or whole */
+	/*
+	 * This thread's finished folios of one file, not yet folded into the
+	 * shared totals (see ACC_MAX_NS in the BPF program); kept across
+	 * folios, never reset with the folio fields above.
+	 */
+	struct wa_stats acc;
+	struct file_key acc_key;
+	__u64 acc_first_ns;
+	__u64 acc_folios;		/* 0: acc is empty */
 };
 
 /* Histograms: log2 buckets (see buckets.h), one row of buckets each. */

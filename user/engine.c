@@ -58,6 +58,9 @@ static int select_programs(struct iomapdirty_bpf *skel, const struct plan *p,
 		for (int i = 0; i < NR_HOOKS; i++)
 			if (p->hooks[i].chosen && !strcmp(p->hooks[i].program, name))
 				h = &p->hooks[i];
+		/* flush_idle: run by user space in every plan (engine_flush) */
+		if (!strcmp(name, "flush_idle"))
+			continue;
 		if (!h || (h == &p->hooks[HOOK_BIO] && !verify)) {
 			bpf_program__set_autoload(prog, false);
 			continue;
@@ -110,7 +113,7 @@ static int attach_hook(struct engine *e, const struct hook_plan *h,
 		int ret = -errno;
 
 		snprintf(err, errlen, "attaching %s to %s %s failed: %s", h->program,
-			 mech_names[h->mech], h->target, strerror(-ret));
+			 plan_mech_detail(h), h->target, strerror(-ret));
 		return ret;
 	}
 	e->links[e->nlinks++] = link;
@@ -182,15 +185,20 @@ uint32_t engine_max_pages(const struct engine *e)
 	return bpf_map__max_entries(e->skel->maps.pages);
 }
 
+/*
+ * Folds the per-thread sums of threads idle for idle_ns into the totals
+ * the reports read. Where no event marks the end of a folio's writeback
+ * (tracepoint plans) it also finishes those threads' last folios; with an
+ * end event, only the last flush (idle_ns 0) finishes folios in flight.
+ */
 int engine_flush(struct engine *e, uint64_t idle_ns)
 {
-	LIBBPF_OPTS(bpf_test_run_opts, opts,
-		.ctx_in = &idle_ns,
-		.ctx_size_in = sizeof(idle_ns));
 	const struct hook_plan *h = &e->plan->hooks[HOOK_WB_END];
+	uint64_t args[2] = { idle_ns, (h->chosen && h->mech < 0) || idle_ns == 0 };
+	LIBBPF_OPTS(bpf_test_run_opts, opts,
+		.ctx_in = args,
+		.ctx_size_in = sizeof(args));
 
-	if (!h->chosen || h->mech >= 0)
-		return 0;	/* an end event finishes folios: nothing to flush */
 	if (bpf_prog_test_run_opts(bpf_program__fd(e->skel->progs.flush_idle), &opts))
 		return -errno;
 	return 0;

@@ -59,6 +59,8 @@ extern const char *const hook_names[NR_HOOKS];
 /* May make lazy trial attaches (facts_func_trial), hence not const. */
 int plan_build(struct kfacts *f, int mode, struct plan *p);
 int plan_mode_parse(const char *s);		/* -2 if unknown */
+/* "fentry", "kprobe", "tp_btf", "raw_tp" or "derived" */
+const char *plan_mech_detail(const struct hook_plan *h);
 void plan_print_text(const struct plan *p, FILE *out);
 void plan_write_json(const struct plan *p, struct json *j);
 

@@ -146,7 +146,7 @@ void report_header_text(FILE *out, const struct report_ctx *rc)
 
 		if (h->chosen)
 			fprintf(out, " %s=%s:%s", hook_names[i],
-				h->mech < 0 ? "derived" : mech_names[h->mech], h->target);
+				plan_mech_detail(h), h->target);
 	}
 	fprintf(out, "\n");
 	if (rc->target_dev) {

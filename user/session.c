@@ -75,7 +75,7 @@ static void print_plan_line(const struct plan *p)
 		if (!h->chosen)
 			continue;
 		fprintf(stderr, "iomapdirty: %-17s %-10s %s\n", hook_names[i],
-			h->mech < 0 ? "derived" : mech_names[h->mech], h->target);
+			plan_mech_detail(h), h->target);
 	}
 }
 
