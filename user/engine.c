@@ -178,6 +178,11 @@ void engine_close(struct engine *e)
 	e->skel = NULL;
 	free(e->percpu);
 	e->percpu = NULL;
+	for (int i = 0; i < 2; i++) {
+		free(e->batch[i].keys);
+		free(e->batch[i].vals);
+		e->batch[i] = (struct batch_buf){};
+	}
 }
 
 uint32_t engine_max_pages(const struct engine *e)
@@ -214,9 +219,65 @@ static int read_percpu_sum(struct engine *e, int fd, uint32_t key, uint64_t *sum
 	return 0;
 }
 
-/* Reads a whole hash map of (key, wa_stats) into an array of entries. */
-static int read_stats_map(int fd, size_t key_size, size_t entry_size,
-			  void **out, int *count)
+/*
+ * Reads a whole hash map of (key, wa_stats) into an array of entries, in
+ * batches (a few syscalls for thousands of files, where one lookup per
+ * entry cost top 15% of a CPU at 8000 files). Returns -EOPNOTSUPP if the
+ * kernel has no batch operations for the map.
+ */
+static int read_stats_map_batch(int fd, struct batch_buf *b, uint32_t max_entries,
+				size_t key_size, size_t entry_size, void **out, int *count)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	uint32_t total = 0, chunk;
+	__u64 cursor = 0;
+	void *in = NULL;
+	char *arr;
+
+	if (b->cap < max_entries) {
+		free(b->keys);
+		free(b->vals);
+		b->keys = calloc(max_entries, key_size);
+		b->vals = calloc(max_entries, sizeof(*b->vals));
+		b->cap = b->keys && b->vals ? max_entries : 0;
+		if (!b->cap)
+			return -ENOMEM;
+	}
+	for (;;) {
+		int err;
+
+		chunk = max_entries - total;
+		if (!chunk)
+			break;
+		err = bpf_map_lookup_batch(fd, in, &cursor, (char *)b->keys + total * key_size,
+					   b->vals + total, &chunk, &opts);
+		if (err && errno != ENOENT)
+			return errno == EINVAL || errno == ENOTSUP || errno == EOPNOTSUPP ?
+				-EOPNOTSUPP : -errno;
+		total += chunk;
+		if (err)
+			break;		/* ENOENT: the last batch */
+		in = &cursor;
+	}
+	arr = calloc(total ? total : 1, entry_size);
+	if (!arr)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < total; i++) {
+		char *slot = arr + (size_t)i * entry_size;
+
+		memcpy(slot, (char *)b->keys + i * key_size, key_size);
+		/* the value sits after the key, aligned to 8 */
+		memcpy(slot + entry_size - sizeof(struct wa_stats), &b->vals[i],
+		       sizeof(struct wa_stats));
+	}
+	*out = arr;
+	*count = total;
+	return 0;
+}
+
+/* The same, one get_next_key and one lookup per entry. */
+static int read_stats_map_each(int fd, size_t key_size, size_t entry_size,
+			       void **out, int *count)
 {
 	char key[sizeof(struct file_key)], next[sizeof(struct file_key)];
 	void *prev = NULL, *arr = NULL;
@@ -250,6 +311,18 @@ static int read_stats_map(int fd, size_t key_size, size_t entry_size,
 	return 0;
 }
 
+static int read_stats_map(struct engine *e, int which, struct bpf_map *map,
+			  size_t key_size, size_t entry_size, void **out, int *count)
+{
+	int fd = bpf_map__fd(map);
+	int ret = read_stats_map_batch(fd, &e->batch[which], bpf_map__max_entries(map),
+				       key_size, entry_size, out, count);
+
+	if (ret != -EOPNOTSUPP)
+		return ret;
+	return read_stats_map_each(fd, key_size, entry_size, out, count);
+}
+
 int engine_snapshot(struct engine *e, struct snapshot *s)
 {
 	int fd, ret;
@@ -267,12 +340,12 @@ int engine_snapshot(struct engine *e, struct snapshot *s)
 			if ((ret = read_percpu_sum(e, fd, h * HIST_BUCKETS + b,
 						   &s->hists[h][b])))
 				return ret;
-	ret = read_stats_map(bpf_map__fd(e->skel->maps.filesystems), sizeof(uint32_t),
+	ret = read_stats_map(e, 0, e->skel->maps.filesystems, sizeof(uint32_t),
 			     sizeof(struct fs_entry), &arr, &s->nfs);
 	if (ret)
 		return ret;
 	s->fs = arr;
-	ret = read_stats_map(bpf_map__fd(e->skel->maps.files), sizeof(struct file_key),
+	ret = read_stats_map(e, 1, e->skel->maps.files, sizeof(struct file_key),
 			     sizeof(struct file_entry), &arr, &s->nfiles);
 	if (ret) {
 		snapshot_free(s);
