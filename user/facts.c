@@ -172,8 +172,8 @@ static void gather_kallsyms(struct kfacts *f)
 {
 	static char iobuf[1 << 20];
 	char line[512];
-	bool clone[FACT_MAX_FUNCS] = {};
-	FILE *fp = fopen("/proc/kallsyms", "r");
+	bool exact[FACT_MAX_FUNCS] = {}, clone[FACT_MAX_FUNCS] = {};
+	FILE *fp = fopen(f->kallsyms_path ? f->kallsyms_path : "/proc/kallsyms", "r");
 
 	if (!fp)
 		return;
@@ -189,14 +189,16 @@ static void gather_kallsyms(struct kfacts *f)
 		sym[strcspn(sym, " \t\n")] = '\0';
 		for (int i = 0; i < f->nr_funcs; i++) {
 			if (!strcmp(sym, f->funcs[i].name))
-				f->funcs[i].in_kallsyms = true;
+				exact[i] = true;
 			else if (is_clone_of(sym, f->funcs[i].name))
 				clone[i] = true;
 		}
 	}
 	fclose(fp);
-	for (int i = 0; i < f->nr_funcs; i++)
-		f->funcs[i].clone_only = clone[i] && !f->funcs[i].in_kallsyms;
+	for (int i = 0; i < f->nr_funcs; i++) {
+		f->funcs[i].in_kallsyms = exact[i];
+		f->funcs[i].clone_only = clone[i] && !exact[i];
+	}
 }
 
 static void gather_ftrace(struct kfacts *f)
@@ -207,9 +209,9 @@ static void gather_ftrace(struct kfacts *f)
 		NULL,
 	};
 	char line[512], sym[256];
-	FILE *fp = NULL;
+	FILE *fp = f->ftrace_path ? fopen(f->ftrace_path, "r") : NULL;
 
-	for (int i = 0; paths[i] && !fp; i++)
+	for (int i = 0; !f->ftrace_path && paths[i] && !fp; i++)
 		fp = fopen(paths[i], "r");
 	if (!fp)
 		return;		/* traceable stays unknown (-1) */
@@ -223,6 +225,20 @@ static void gather_ftrace(struct kfacts *f)
 				f->funcs[i].traceable = 1;
 	}
 	fclose(fp);
+}
+
+/*
+ * The symbol facts: which candidates are real functions (not inlined, not
+ * only a compiler clone) and traceable. Reading /proc/kallsyms costs
+ * ~70 ms, and only fentry and kprobe candidates need them.
+ */
+void facts_symbols(struct kfacts *f)
+{
+	if (!f->symbols_pending)
+		return;
+	f->symbols_pending = false;
+	gather_kallsyms(f);
+	gather_ftrace(f);
 }
 
 static void facts_init(struct kfacts *f)
@@ -249,7 +265,12 @@ static void set_trial(enum trial *t, char *msg, size_t len, int err)
 enum trial facts_func_trial(struct kfacts *f, struct func_fact *fn, int mech)
 {
 	if (fn->trial[mech] != TRIAL_UNKNOWN || f->trials == TRIALS_NONE ||
-	    mech > MECH_KPROBE || !fn->proto.in_btf || !fn->in_kallsyms)
+	    mech > MECH_KPROBE || !fn->proto.in_btf)
+		return fn->trial[mech];
+	/* fentry finds its target in BTF; a kprobe needs the symbol */
+	if (mech == MECH_KPROBE && f->kprobe_pmu)
+		facts_symbols(f);
+	if (!f->symbols_pending && !fn->in_kallsyms)
 		return fn->trial[mech];
 	set_trial(&fn->trial[mech], fn->trial_error[mech], sizeof(fn->trial_error[mech]),
 		  mech == MECH_FENTRY ? trial_fentry(f->btf, fn->name) :
@@ -260,6 +281,7 @@ enum trial facts_func_trial(struct kfacts *f, struct func_fact *fn, int mech)
 enum trial facts_tp_btf_trial(struct kfacts *f, const char *name)
 {
 	struct tp_fact *tp = NULL;
+	int err;
 
 	for (int i = 0; i < f->nr_tps; i++)
 		if (!strcmp(f->tps[i].name, name))
@@ -268,8 +290,24 @@ enum trial facts_tp_btf_trial(struct kfacts *f, const char *name)
 		return TRIAL_FAILED;
 	if (tp->btf_trial != TRIAL_UNKNOWN || f->trials == TRIALS_NONE || !tp->proto.in_btf)
 		return tp->btf_trial;
-	set_trial(&tp->btf_trial, tp->btf_trial_error, sizeof(tp->btf_trial_error),
-		  trial_tp_btf(f->btf, tp->name));
+	if (f->trials == TRIALS_LAZY && f->tp_btf_tried) {
+		const struct tp_fact *tried = &f->tps[f->tp_btf_tried - 1];
+
+		tp->btf_trial = tried->btf_trial;
+		snprintf(tp->btf_trial_error, sizeof(tp->btf_trial_error), "%s",
+			 tried->btf_trial_error);
+		tp->btf_trial_shared = true;
+		return tp->btf_trial;
+	}
+	err = trial_tp_btf(f->btf, tp->name);
+	set_trial(&tp->btf_trial, tp->btf_trial_error, sizeof(tp->btf_trial_error), err);
+	/*
+	 * ENOENT: this tracepoint is not registered (its typedef is): about
+	 * it alone. Success or any other refusal is about tracing programs
+	 * on tracepoints in this kernel: the other tracepoints share it.
+	 */
+	if (err != ENOENT)
+		f->tp_btf_tried = (int)(tp - f->tps) + 1;
 	return tp->btf_trial;
 }
 
@@ -286,8 +324,9 @@ int facts_gather(struct kfacts *f, enum trial_policy policy)
 		f->has_btf = true;
 		gather_btf(f, f->btf);
 	}
-	gather_kallsyms(f);
-	gather_ftrace(f);
+	f->symbols_pending = true;
+	if (policy != TRIALS_LAZY)
+		facts_symbols(f);
 	f->kprobe_pmu = access("/sys/bus/event_source/devices/kprobe/type", R_OK) == 0;
 	if (policy != TRIALS_ALL)
 		return f->has_btf ? 0 : -ENOENT;
@@ -327,8 +366,9 @@ static void write_proto(const struct proto_fact *p, FILE *out)
 		fprintf(out, "-");
 }
 
-void facts_write(const struct kfacts *f, FILE *out)
+void facts_write(struct kfacts *f, FILE *out)
 {
+	facts_symbols(f);
 	fprintf(out, "# iomapdirty facts v1\n");
 	fprintf(out, "release %s\n", f->release[0] ? f->release : "unknown");
 	fprintf(out, "btf %d\n", f->has_btf);

@@ -24,9 +24,16 @@ enum trial { TRIAL_UNKNOWN = 0, TRIAL_OK, TRIAL_FAILED };
 /*
  * When trial attaches are made. LAZY (for a session): a function is tried
  * only when the planner gets to it, so a kernel where fentry works pays
- * for three trials, not twenty; tracepoints are not tried (their real
+ * for three trials, not twenty; raw tracepoints are not tried (their real
  * attach fails the same way, and no two of a hook's tracepoints exist in
- * one kernel). ALL (for `probes`): everything, for the report.
+ * one kernel); tp_btf is tried once, on the first tracepoint the planner
+ * picks, and that outcome stands for the others (whether tracing programs
+ * may attach to tracepoints is the kernel's and its policy's, and each
+ * tracepoint's typedef is already a BTF fact); the symbols (kallsyms,
+ * available_filter_functions) are read only when a fentry or kprobe
+ * candidate gets far enough to need them (facts_symbols). ALL (for
+ * `probes`): everything, each tracepoint tried, for the report. NONE and
+ * ALL read the symbols at once.
  */
 enum trial_policy { TRIALS_NONE, TRIALS_LAZY, TRIALS_ALL };
 enum mechanism { MECH_FENTRY, MECH_KPROBE, MECH_TRACEPOINT, NR_MECHS };
@@ -55,6 +62,8 @@ struct tp_fact {
 	char trial_error[32];
 	enum trial btf_trial;		/* tp_btf: BTF-typed arguments */
 	char btf_trial_error[32];
+	bool btf_trial_shared;		/* LAZY: the outcome of another
+					 * tracepoint's trial (kfacts.tp_btf_tried) */
 };
 
 struct kfacts {
@@ -69,6 +78,12 @@ struct kfacts {
 	struct tp_fact tps[FACT_MAX_TPS];
 	enum trial_policy trials;
 	struct btf *btf;	/* live facts: kept for lazy trials */
+	/* LAZY: in_kallsyms, clone_only, traceable not read yet */
+	bool symbols_pending;
+	const char *kallsyms_path;	/* NULL: /proc/kallsyms (tests set it) */
+	const char *ftrace_path;	/* NULL: tracefs (tests set it) */
+	int tp_btf_tried;	/* LAZY: 1 + index of the tp whose tp_btf trial
+				 * the others share; 0 when none yet */
 };
 
 extern const char *const fact_func_names[];
@@ -78,13 +93,23 @@ extern const char *const mech_names[NR_MECHS];
 /* Live: BTF, /proc/kallsyms, tracefs, and trials per 'policy'. */
 int facts_gather(struct kfacts *f, enum trial_policy policy);
 void facts_release(struct kfacts *f);
-/* The trial outcome, making the trial now if the policy says so. */
+/* Reads kallsyms and available_filter_functions if still pending. */
+void facts_symbols(struct kfacts *f);
+/*
+ * The trial outcome, making the trial now if the policy says so. A fentry
+ * trial needs only BTF: made before the symbols are read (LAZY) it lets
+ * a kernel that refuses fentry skip reading them.
+ */
 enum trial facts_func_trial(struct kfacts *f, struct func_fact *fn, int mech);
-/* The tp_btf trial outcome of a tracepoint, made now if the policy says so. */
+/*
+ * The tp_btf trial outcome of a tracepoint, made now if the policy says so
+ * (LAZY: taken from the first tracepoint tried, if any).
+ */
 enum trial facts_tp_btf_trial(struct kfacts *f, const char *tp);
 /* From a facts file; returns 0, or -1 with a message in err. */
 int facts_parse(struct kfacts *f, FILE *in, char *err, size_t errlen);
-void facts_write(const struct kfacts *f, FILE *out);
+/* Reads the symbols first if they are still pending. */
+void facts_write(struct kfacts *f, FILE *out);
 
 const struct func_fact *facts_func(const struct kfacts *f, const char *name);
 const struct tp_fact *facts_tp(const struct kfacts *f, const char *name);

@@ -84,6 +84,10 @@ static void choose_tp(struct kfacts *f, struct plan *p, struct hook_plan *h,
 		append(h->rejected, sizeof(h->rejected), "tp_btf %s: --mode raw_tp", tp);
 	else if (facts_tp_btf_trial(f, tp) == TRIAL_OK)
 		btf = true;
+	else if (tf && tf->btf_trial == TRIAL_FAILED && tf->btf_trial_shared)
+		append(h->rejected, sizeof(h->rejected), "tp_btf %s: trial attach "
+		       "to %s failed (%s)", tp, f->tps[f->tp_btf_tried - 1].name,
+		       tf->btf_trial_error);
 	else if (tf && tf->btf_trial == TRIAL_FAILED)
 		append(h->rejected, sizeof(h->rejected), "tp_btf %s: trial attach "
 		       "failed (%s)", tp, tf->btf_trial_error);
@@ -93,6 +97,37 @@ static void choose_tp(struct kfacts *f, struct plan *p, struct hook_plan *h,
 	choose(h, MECH_TRACEPOINT, tp, prog);
 }
 
+/*
+ * Before the symbols are read (a session's lazy facts), the checks that
+ * need none of them: a kernel where fentry trials fail and kprobes are
+ * absent never reads /proc/kallsyms. Each rejects only candidates the
+ * full checks would reject too, so the plan is the same; a candidate that
+ * passes has the symbols read and goes through the full checks.
+ */
+static bool func_usable_early(struct kfacts *f, struct func_fact *fn, int mech,
+			      struct hook_plan *h)
+{
+	const char *m = mech_names[mech];
+
+	if (mech == MECH_KPROBE && !f->kprobe_pmu) {
+		append(h->rejected, sizeof(h->rejected),
+		       "kprobe %s: kprobes not available in this kernel", fn->name);
+		return false;
+	}
+	if (!fn->proto.in_btf) {
+		append(h->rejected, sizeof(h->rejected),
+		       "%s %s: not in this kernel's BTF", m, fn->name);
+		return false;
+	}
+	if (mech == MECH_FENTRY && facts_func_trial(f, fn, mech) == TRIAL_FAILED) {
+		append(h->rejected, sizeof(h->rejected), "%s %s: trial attach failed (%s)",
+		       m, fn->name, fn->trial_error[mech]);
+		return false;
+	}
+	facts_symbols(f);
+	return true;
+}
+
 /* Can this function be hooked with fentry/fexit or kprobe? */
 static bool func_usable(struct kfacts *f, const char *name, int mech,
 			struct hook_plan *h)
@@ -100,6 +135,8 @@ static bool func_usable(struct kfacts *f, const char *name, int mech,
 	struct func_fact *fn = (struct func_fact *)facts_func(f, name);
 	const char *m = mech_names[mech];
 
+	if (fn && f->symbols_pending && !func_usable_early(f, fn, mech, h))
+		return false;
 	if (!fn || (!fn->in_kallsyms && !fn->clone_only && !fn->proto.in_btf)) {
 		append(h->rejected, sizeof(h->rejected), "%s %s: not in this kernel", m, name);
 		return false;
@@ -385,6 +422,9 @@ static void classify(struct kfacts *f, struct plan *p)
 
 	if (f->has_ifs) {
 		p->bitmap = BITMAP_IFS;
+		/* the symbol is asked for only when BTF does not tell */
+		if (wbf && !wbf->proto.in_btf && !(wbt && wbt->proto.in_btf))
+			facts_symbols(f);
 		if ((wbf && (wbf->proto.in_btf || wbf->in_kallsyms)) ||
 		    (wbt && wbt->proto.in_btf)) {
 			p->family = 'd';
@@ -463,8 +503,8 @@ static const char *mech_label(int mech)
 	return mech < 0 ? "derived" : mech_names[mech];
 }
 
-/* What the text plan shows: tracepoints say which program type. */
-static const char *mech_detail(const struct hook_plan *h)
+/* What text output shows: tracepoints say which program type. */
+const char *plan_mech_detail(const struct hook_plan *h)
 {
 	if (h->mech == MECH_TRACEPOINT)
 		return !strncmp(h->program, "btf_", 4) ? "tp_btf" : "raw_tp";
@@ -483,7 +523,7 @@ void plan_print_text(const struct plan *p, FILE *out)
 
 		if (h->chosen)
 			fprintf(out, "%-18s %-10s %-28s %s\n", hook_names[i],
-				mech_detail(h), h->target, h->note);
+				plan_mech_detail(h), h->target, h->note);
 		else
 			fprintf(out, "%-18s %-10s %-28s %s\n", hook_names[i], "-",
 				h->required ? "UNAVAILABLE" : "not attached",
@@ -535,7 +575,7 @@ void plan_write_json(const struct plan *p, struct json *j)
 			json_null(j);
 		json_key(j, "program_type");
 		if (h->chosen && h->mech == MECH_TRACEPOINT)
-			json_string(j, mech_detail(h));
+			json_string(j, plan_mech_detail(h));
 		else
 			json_null(j);
 		json_kv_string(j, "note", h->note);

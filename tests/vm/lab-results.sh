@@ -125,7 +125,7 @@ h="| mechanism | pattern |" s="|---|---|"
 for v in "${VARIANTS[@]}"; do h+=" $v |"; s+="---:|"; done
 echo "$h"
 echo "$s"
-for m in fentry kprobe tracepoint; do
+for m in fentry kprobe tracepoint raw_tp; do
 	for p in aligned crossing; do
 		out="| $m | $p |"
 		for v in "${VARIANTS[@]}"; do

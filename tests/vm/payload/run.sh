@@ -3,7 +3,8 @@
 # /payload/bin holds iomapdirty and workload (static), jq and the seed's fio
 # job (`make vmcheck` puts them there through VM_PAYLOAD_EXTRA).
 #
-# For each mechanism (fentry, kprobe, tracepoint): iomapdirty hist around
+# For each mechanism (fentry, kprobe, tracepoint: tp_btf where the guest
+# allows it, and raw_tp forced): iomapdirty hist around
 # scripted writes on the 1 KiB-block XFS, its summary compared with the
 # figures the workload computes from what it wrote, and with the data bytes
 # the block layer saw (block_rq_issue on the loop device, inside the file's
@@ -18,7 +19,7 @@ MNT=/mnt/xfs1k
 DEV=/dev/loop0
 T=/sys/kernel/tracing
 W=/tmp/payload
-MODES="fentry kprobe tracepoint"
+MODES="fentry kprobe tracepoint raw_tp"
 READY_TIMEOUT=60	# seconds for a tool to attach (TCG is slow)
 STOP_TIMEOUT=60		# seconds for it to print its summary and exit
 # The scripted A/B workload: small scattered overwrites, then fsync.
@@ -188,6 +189,8 @@ check_plan() {
 			"want iomap_writepage_map rejected as not in this kernel, got: $(plan_hook $p writeback_begin rejected)" ;;
 	esac
 	check plan_submit_tracepoint iomap_writepage_map "$(plan_hook $p submit target)"
+	# a kernel with BTF and no policy against tracing programs takes tp_btf
+	check plan_submit_program_type tp_btf "$(plan_hook $p submit program_type)"
 	if [ "$V" = rfcv4 ]; then
 		check plan_family a "$(jqm -r .plan.family $p)"
 		check plan_dirty_bitmap iomap_page.state "$(jqm -r .plan.dirty_bitmap $p)"
@@ -323,7 +326,7 @@ mmap_dirty() {
 	check "$n.app_bytes" 0 "$(g app_bytes)"
 	check "$n.folios" "$(x folios)" "$(g folios)"
 	if [ "$V" = rfcv4 ]; then
-		if [ "$m" = tracepoint ]; then
+		if [ "$m" = tracepoint ] || [ "$m" = raw_tp ]; then
 			# no hook on iomap_dirty_folio: the RFCv4 bitmap shows it
 			check "$n.other_dirty_folios" "$(x whole_folio_dirty_events)" "$(g other_dirty_folios)" \
 				"folios dirty in the bitmap with no write seen"
