@@ -11,7 +11,6 @@
 #include "report.h"
 
 /* In tracepoint mode a folio context idle this long is finished. */
-#define FLUSH_IDLE_NS	(50 * 1000 * 1000ull)
 
 struct hist_args {
 	struct session_opts so;
@@ -97,7 +96,7 @@ static int run_loop(struct session *s, const struct hist_args *a)
 		session_sleep(a->interval);
 		if (session_exiting)
 			break;
-		engine_flush(&s->engine, FLUSH_IDLE_NS);
+		engine_flush(&s->engine, ENGINE_FLUSH_IDLE_NS);
 		if (engine_snapshot(&s->engine, &cur) ||
 		    emit(s, a, "interval", (int)++n, &cur, &prev)) {
 			ret = EXIT_RUNTIME;

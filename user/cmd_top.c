@@ -20,7 +20,6 @@
 #include "top_view.h"
 
 /* In tracepoint mode a folio context idle this long is finished. */
-#define FLUSH_IDLE_NS	(50 * 1000 * 1000ull)
 /* Longest wait for a key: how soon a signal or the refresh is noticed. */
 #define KEY_POLL_MS	100
 
@@ -279,7 +278,7 @@ static int run_batch(struct top *t)
 		session_sleep(a->interval);
 		if (session_exiting)
 			break;
-		if (top_refresh(t, FLUSH_IDLE_NS)) {
+		if (top_refresh(t, ENGINE_FLUSH_IDLE_NS)) {
 			fprintf(stderr, "iomapdirty: cannot read the BPF maps\n");
 			ret = EXIT_RUNTIME;
 			break;
@@ -544,7 +543,7 @@ static int run_interactive(struct top *t)
 		int ch;
 
 		if (left <= 0) {
-			if (top_refresh(t, FLUSH_IDLE_NS)) {
+			if (top_refresh(t, ENGINE_FLUSH_IDLE_NS)) {
 				ret = EXIT_RUNTIME;
 				break;
 			}

@@ -44,6 +44,15 @@ struct engine {
 int engine_open(struct engine *e, const struct plan *p,
 		const struct engine_opts *o, char *err, size_t errlen);
 void engine_close(struct engine *e);
+/*
+ * Interval reports flush contexts idle this long. In tracepoint mode no
+ * event ends a folio's writeback, so a flush finishes it; a thread that
+ * is preempted between a folio's begin and its submits for longer than
+ * this would have its late submits counted as submit_without_folio (50 ms
+ * did that a few times per million folios with two CPUs saturated).
+ */
+#define ENGINE_FLUSH_IDLE_NS	(500 * 1000 * 1000ull)
+
 /* Finishes folio contexts idle for longer than idle_ns (tracepoint mode). */
 int engine_flush(struct engine *e, uint64_t idle_ns);
 int engine_snapshot(struct engine *e, struct snapshot *s);
