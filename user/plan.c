@@ -317,7 +317,7 @@ static void plan_writeback(struct kfacts *f, struct plan *p)
 		choose(e, -1, "(none)", "flush_idle");
 		snprintf(e->note, sizeof(e->note),
 			 "no end event: a folio is finished by its thread's next "
-			 "folio, or by a flush of contexts idle for 500 ms");
+			 "folio, or by a flush of contexts idle for 50 ms");
 		return;
 	}
 }
