@@ -25,22 +25,28 @@ static int load_trivial(enum bpf_prog_type type, struct bpf_prog_load_opts *opts
 	return fd < 0 ? -errno : fd;
 }
 
-int trial_fentry(const struct btf *vmlinux, const char *func)
+/*
+ * Loads a trivial BPF_PROG_TYPE_TRACING program bound to the BTF object
+ * 'name' of kind 'kind' and attaches it: fentry to a function, or tp_btf
+ * (BPF_TRACE_RAW_TP) to a tracepoint's btf_trace_<name> typedef.
+ */
+static int trial_tracing(const struct btf *vmlinux, const char *name, int kind,
+			 enum bpf_attach_type type)
 {
-	LIBBPF_OPTS(bpf_prog_load_opts, opts,
-		.expected_attach_type = BPF_TRACE_FENTRY);
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = type);
 	int id, prog, link;
 
 	if (!vmlinux)
 		return ENOENT;
-	id = btf__find_by_name_kind(vmlinux, func, BTF_KIND_FUNC);
+	id = btf__find_by_name_kind(vmlinux, name, kind);
 	if (id <= 0)
 		return ENOENT;
 	opts.attach_btf_id = id;
 	prog = load_trivial(BPF_PROG_TYPE_TRACING, &opts);
 	if (prog < 0)
 		return -prog;
-	link = bpf_link_create(prog, 0, BPF_TRACE_FENTRY, NULL);
+	link = type == BPF_TRACE_RAW_TP ? bpf_raw_tracepoint_open(NULL, prog) :
+		bpf_link_create(prog, 0, type, NULL);
 	if (link < 0) {
 		int err = errno;
 
@@ -50,6 +56,11 @@ int trial_fentry(const struct btf *vmlinux, const char *func)
 	close(link);
 	close(prog);
 	return 0;
+}
+
+int trial_fentry(const struct btf *vmlinux, const char *func)
+{
+	return trial_tracing(vmlinux, func, BTF_KIND_FUNC, BPF_TRACE_FENTRY);
 }
 
 /* A kprobe perf event without any BPF: does the kernel let us probe it? */
@@ -104,29 +115,8 @@ int trial_raw_tp(const char *tp)
  */
 int trial_tp_btf(const struct btf *vmlinux, const char *tp)
 {
-	LIBBPF_OPTS(bpf_prog_load_opts, opts,
-		.expected_attach_type = BPF_TRACE_RAW_TP);
 	char name[128];
-	int id, prog, link;
 
-	if (!vmlinux)
-		return ENOENT;
 	snprintf(name, sizeof(name), "btf_trace_%s", tp);
-	id = btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF);
-	if (id <= 0)
-		return ENOENT;
-	opts.attach_btf_id = id;
-	prog = load_trivial(BPF_PROG_TYPE_TRACING, &opts);
-	if (prog < 0)
-		return -prog;
-	link = bpf_raw_tracepoint_open(NULL, prog);
-	if (link < 0) {
-		int err = errno;
-
-		close(prog);
-		return err;
-	}
-	close(link);
-	close(prog);
-	return 0;
+	return trial_tracing(vmlinux, name, BTF_KIND_TYPEDEF, BPF_TRACE_RAW_TP);
 }
