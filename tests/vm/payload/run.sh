@@ -226,19 +226,25 @@ val() { eval "echo \"\${$1$2-}\""; }
 g() { val G_ "$1"; }	# tool's totals (load G_ ...)
 x() { val X_ "$1"; }	# workload's figures (load X_ ...)
 
-# scatter MODE NAME STRIDE: hist around NWRITES x WLEN bytes at STRIDE + fsync
-scatter() {
-	m=$1 name=$2 n="$1.$2" stride=$3 f=$MNT/$2-$1.dat
+# measured MODE NAME FILE WORKLOAD-ARGS...: lays out FILE (1 MiB), runs
+# `workload WORKLOAD-ARGS` under `iomapdirty hist --mode MODE` with the block
+# layer traced, checks that both exited 0, and loads the tool's totals (G_),
+# the workload's figures (X_: EXP_PICK, E_: all) and the file's block-layer
+# bytes (blk_file blk_other blk_log blk_reqs). Returns 1 if a step failed
+# (reported).
+measured() {
+	m=$1 n=$2 f=$3
+	shift 3
 	rm -f $f
 	info "$n: prep"
-	workload prep $f 1M >$W/prep.json || { vmtest_fail "$n.prep" "workload prep failed"; return; }
+	workload prep $f 1M >$W/prep.json || { vmtest_fail "$n.prep" "workload prep failed"; return 1; }
 	sync
 	if ! tool_start $W/hist.out $W/hist.err hist --mode $m --json --mount $MNT -i 3600; then
 		vmtest_fail "$n.attach" "iomapdirty hist --mode $m did not attach"
-		return
+		return 1
 	fi
 	trace_start
-	workload scatter $f --count $NWRITES --len $WLEN --stride $stride >$W/exp.json
+	workload "$@" >$W/exp.json
 	wrc=$?
 	trace_stop $W/blk.trace
 	sleep 1
@@ -246,13 +252,19 @@ scatter() {
 	check "$n.workload_exit" 0 $wrc
 	check "$n.tool_exit" 0 $TOOL_RC "iomapdirty hist"
 	summary_totals $W/hist.out $W/got.json $W/losses.json
-	[ -s $W/got.json ] || { vmtest_fail "$n.summary" "no summary"; cat $W/hist.err; return; }
+	[ -s $W/got.json ] || { vmtest_fail "$n.summary" "no summary"; cat $W/hist.err; return 1; }
 	load G_ $W/got.json .
 	load X_ $W/exp.json "$EXP_PICK"
 	load E_ $W/exp.json .
 	file_extents $f >$W/extents
 	set -- $(blk_bytes $W/blk.trace $W/extents)
 	blk_file=$1 blk_other=$2 blk_log=$3 blk_reqs=$4
+}
+
+# scatter MODE NAME STRIDE: hist around NWRITES x WLEN bytes at STRIDE + fsync
+scatter() {
+	m=$1 name=$2 n="$1.$2" stride=$3 f=$MNT/$2-$1.dat
+	measured $m $n $f scatter $f --count $NWRITES --len $WLEN --stride $stride || return
 	info "$n: workload and tool done, checking"
 	echo "--- $n: workload"
 	cat $W/exp.json
@@ -294,29 +306,7 @@ scatter() {
 # mmap MODE: one byte stored into each of MMAP_PAGES pages; whole folios dirty
 mmap_dirty() {
 	m=$1 n="$1.mmap" f=$MNT/mmap-$1.dat
-	rm -f $f
-	info "$n: prep"
-	workload prep $f 1M >$W/prep.json || { vmtest_fail "$n.prep" "workload prep failed"; return; }
-	sync
-	if ! tool_start $W/hist.out $W/hist.err hist --mode $m --json --mount $MNT -i 3600; then
-		vmtest_fail "$n.attach" "iomapdirty hist --mode $m did not attach"
-		return
-	fi
-	trace_start
-	workload mmap $f --pages $MMAP_PAGES >$W/exp.json
-	wrc=$?
-	trace_stop $W/blk.trace
-	sleep 1
-	tool_stop
-	check "$n.workload_exit" 0 $wrc
-	check "$n.tool_exit" 0 $TOOL_RC "iomapdirty hist"
-	summary_totals $W/hist.out $W/got.json $W/losses.json
-	[ -s $W/got.json ] || { vmtest_fail "$n.summary" "no summary"; cat $W/hist.err; return; }
-	load G_ $W/got.json .
-	load X_ $W/exp.json "$EXP_PICK"
-	file_extents $f >$W/extents
-	set -- $(blk_bytes $W/blk.trace $W/extents)
-	blk_file=$1 blk_other=$2
+	measured $m $n $f mmap $f --pages $MMAP_PAGES || return
 	info "$n: workload and tool done, checking"
 	echo "--- $n: workload"
 	cat $W/exp.json
