@@ -696,14 +696,18 @@ __noinline int finish_folio(struct wb_ctx *c, __u64 now)
 	return 0;
 }
 
-static __always_inline void finish_thread_folio(__u32 tid)
+/* Finishes the context's folio, if one is in progress. */
+static __always_inline void ctx_finish(struct wb_ctx *c, __u64 now)
 {
-	struct wb_ctx *c = bpf_map_lookup_elem(&wb_ctxs, &tid);
-
 	if (!c || !c->active)
 		return;
-	finish_folio(c, bpf_ktime_get_ns());
+	finish_folio(c, now);
 	c->active = 0;
+}
+
+static __always_inline void finish_thread_folio(__u32 tid)
+{
+	ctx_finish(bpf_map_lookup_elem(&wb_ctxs, &tid), bpf_ktime_get_ns());
 }
 
 /*
@@ -716,10 +720,7 @@ static __always_inline struct wb_ctx *ctx_begin(__u32 tid, bool wanted,
 {
 	struct wb_ctx *c = bpf_map_lookup_elem(&wb_ctxs, &tid);
 
-	if (c && c->active) {
-		finish_folio(c, now);
-		c->active = 0;
-	}
+	ctx_finish(c, now);
 	if (!wanted)
 		return NULL;
 	if (!c) {
