@@ -54,12 +54,68 @@ const volatile __u32 simulate_clean_every = 0;
 
 #define IOMAP_HOLE_TYPE	0	/* IOMAP_HOLE in every kernel since 4.x */
 
+/*
+ * Page records: what the application wrote to each page since its folio
+ * was last written back. Every hot write creates one and every writeback
+ * takes it back, so this is the busiest structure of the tool. A hash
+ * map costs 300-650 ns per operation here (bucket lock, element
+ * allocation, two or three cache misses); a set-associative table in an
+ * array costs one or two cache misses: the verifier inlines the array
+ * lookup, the seven ways' tags share one cache line, and a record is
+ * claimed with one compare-and-swap and freed with one store.
+ *
+ * A set whose seven ways are taken puts further records in page_overflow
+ * (a hash) and counts them in 'spilled', so a lookup that misses in the
+ * set consults the hash only when something of its set is there.
+ * Sizes (user/engine.c): --max-pages N gives N/4 sets (1.75 N ways,
+ * 128 B per N) and an overflow of N/8: seven ways per set keep spills
+ * rare up to N live records (mean 4 of 7 ways taken).
+ */
+#define PAGE_WAYS	7
+
+struct page_slot {
+	struct page_key key;		/* valid while the way's tag is set */
+	struct page_rec rec;
+};
+
+struct page_set {
+	__u64 tag[PAGE_WAYS];		/* 0: the way is free */
+	__u64 spilled;			/* this set's records in page_overflow */
+	struct page_slot way[PAGE_WAYS];
+};
+
+const volatile __u32 page_set_count = 1;	/* = max_entries of page_sets */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);			/* resized by --max-pages */
+	__type(key, __u32);
+	__type(value, struct page_set);
+} page_sets SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 131072);		/* resized by --max-pages */
+	__uint(max_entries, 1);			/* resized by --max-pages */
 	__type(key, struct page_key);
 	__type(value, struct page_rec);
-} pages SEC(".maps");
+} page_overflow SEC(".maps");
+
+/*
+ * Writeback contexts, one per thread writing back (see ctx_find()): a
+ * thread owns slot (tid mod CTX_SLOTS) of ctx_slots if it was free when
+ * the thread first wrote back, and until the thread has been idle for a
+ * second; otherwise its context is in wb_ctxs. The array lookup is
+ * inlined by the verifier, a hash lookup costs ~130 ns here, and there
+ * are two per folio.
+ */
+#define CTX_SLOTS	1024
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, CTX_SLOTS);
+	__type(key, __u32);
+	__type(value, struct wb_ctx);
+} ctx_slots SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -393,6 +449,131 @@ static __always_inline bool path_seen_here(__u32 dev, __u64 ino)
 	return seen && seen->ino == ino && seen->dev == dev;
 }
 
+/* ---------------------------------------------------------- page records */
+
+static __always_inline __u64 page_hash(const struct page_key *k)
+{
+	__u64 h = (k->ino ^ ((__u64)k->dev << 32)) * 0x9e3779b97f4a7c15ULL;
+
+	h ^= k->index * 0xc2b2ae3d27d4eb4fULL;
+	h ^= h >> 31;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	return h ^ (h >> 29);
+}
+
+/* The set a page's record belongs to, and the page's tag in it (never 0). */
+static __always_inline struct page_set *page_set_of(const struct page_key *key, __u64 *tag)
+{
+	__u64 h = page_hash(key);
+	__u32 idx = h % page_set_count;
+
+	*tag = h | 1;
+	return bpf_map_lookup_elem(&page_sets, &idx);
+}
+
+/*
+ * The way of set s that holds key, or -1. The tag only narrows the search:
+ * the key is compared in full, so a record is never taken for another
+ * page's.
+ */
+static __always_inline int page_way(struct page_set *s, const struct page_key *key,
+				    __u64 tag)
+{
+	for (int w = 0; w < PAGE_WAYS; w++) {
+		struct page_key *k = &s->way[w].key;
+
+		if (s->tag[w] == tag && k->ino == key->ino && k->index == key->index &&
+		    k->dev == key->dev)
+			return w;
+	}
+	return -1;
+}
+
+/*
+ * The page's record; a page without one gets 'fresh' (*added set). NULL
+ * when the set and the overflow are both full (counted).
+ */
+static __always_inline struct page_rec *page_get(const struct page_key *key,
+						 const struct page_rec *fresh, bool *added)
+{
+	struct page_rec *rec;
+	struct page_set *s;
+	__u64 tag;
+	int w;
+
+	*added = false;
+	s = page_set_of(key, &tag);
+	if (!s)
+		return NULL;
+	w = page_way(s, key, tag);
+	if (w >= 0 && w < PAGE_WAYS)
+		return &s->way[w].rec;
+	/* spilled while the set was full: stays in the overflow until taken */
+	if (s->spilled && (rec = bpf_map_lookup_elem(&page_overflow, key)))
+		return rec;
+	*added = true;
+	for (w = 0; w < PAGE_WAYS; w++) {
+		/* claimed by the swap; a racing claimer moves on to the next way */
+		if (s->tag[w] || __sync_val_compare_and_swap(&s->tag[w], 0, tag))
+			continue;
+		s->way[w].key = *key;
+		s->way[w].rec = *fresh;
+		return &s->way[w].rec;
+	}
+	if (!bpf_map_update_elem(&page_overflow, key, fresh, BPF_NOEXIST)) {
+		__sync_fetch_and_add(&s->spilled, 1);
+		count(CNT_PAGE_SPILLS);
+	} else {
+		*added = false;		/* there already (a racing write), or full */
+	}
+	rec = bpf_map_lookup_elem(&page_overflow, key);
+	if (!rec)
+		count(CNT_PAGE_MAP_FULL);
+	return rec;
+}
+
+static __always_inline struct page_rec *page_rec_get(const struct page_key *key)
+{
+	static const struct page_rec zero;
+	bool added;
+
+	return page_get(key, &zero, &added);
+}
+
+/*
+ * Moves a page's record to *out and frees it (out may be NULL: the record
+ * is dropped); false if the page has none.
+ */
+static __always_inline bool page_take(const struct page_key *key, struct page_rec *out)
+{
+	struct page_rec *rec;
+	struct page_set *s;
+	__u64 tag;
+	int w;
+
+	s = page_set_of(key, &tag);
+	if (!s)
+		return false;
+	w = page_way(s, key, tag);
+	if (w >= 0 && w < PAGE_WAYS) {
+		if (out)
+			*out = s->way[w].rec;
+		/* a full barrier: the record is read before the way can be reused */
+		__sync_val_compare_and_swap(&s->tag[w], tag, 0);
+		return true;
+	}
+	if (!s->spilled)
+		return false;
+	rec = bpf_map_lookup_elem(&page_overflow, key);
+	if (!rec)
+		return false;
+	if (out)
+		*out = *rec;
+	if (!bpf_map_delete_elem(&page_overflow, key))
+		__sync_fetch_and_add(&s->spilled, -1);
+	return true;
+}
+
 /* ---------------------------------------------------------------- write */
 
 struct write_walk {
@@ -404,22 +585,6 @@ struct write_walk {
 	__u32 block_bits;
 };
 
-static struct page_rec *page_rec_get(struct page_key *key)
-{
-	static const struct page_rec zero;
-	struct page_rec *rec;
-
-	rec = bpf_map_lookup_elem(&pages, key);
-	if (rec)
-		return rec;
-	if (bpf_map_update_elem(&pages, key, &zero, BPF_NOEXIST) &&
-	    !bpf_map_lookup_elem(&pages, key)) {
-		count(CNT_PAGE_MAP_FULL);
-		return NULL;
-	}
-	return bpf_map_lookup_elem(&pages, key);
-}
-
 /* Adds the part of one write that falls in page (first_index + i). */
 static long write_page_cb(__u64 i, void *data)
 {
@@ -427,6 +592,7 @@ static long write_page_cb(__u64 i, void *data)
 	__u64 page_size = 1ULL << page_shift;
 	__u64 start, a, b, mask;
 	struct page_rec *rec;
+	bool added;
 
 	w->key.index = w->first_index + i;
 	start = w->key.index << page_shift;
@@ -435,22 +601,16 @@ static long write_page_cb(__u64 i, void *data)
 	if (b <= a)
 		return 1;
 	mask = bit_range((a - start) >> w->block_bits, (b - 1 - start) >> w->block_bits);
-	/*
-	 * Usually the page is clean and has no record: one insert of the
-	 * finished record, instead of insert-then-lookup (the map is large,
-	 * every operation on it is a cache miss or two).
-	 */
+	/* usually the page is clean and has no record: it gets this one */
 	w->fresh.app_bytes = b - a;
 	w->fresh.block_mask = mask;
 	w->fresh.starts = i == 0;
 	w->fresh.continues = i != 0;
-	if (!bpf_map_update_elem(&pages, &w->key, &w->fresh, BPF_NOEXIST))
-		return 0;
-	rec = bpf_map_lookup_elem(&pages, &w->key);
-	if (!rec) {
-		count(CNT_PAGE_MAP_FULL);
+	rec = page_get(&w->key, &w->fresh, &added);
+	if (!rec)
 		return 1;
-	}
+	if (added)
+		return 0;
 	__sync_fetch_and_add(&rec->app_bytes, b - a);
 	if (i == 0)
 		__sync_fetch_and_add(&rec->starts, 1);
@@ -705,30 +865,55 @@ static __always_inline void ctx_finish(struct wb_ctx *c, __u64 now)
 	c->active = 0;
 }
 
+/* The thread's writeback context, or NULL if it has none yet. */
+static __always_inline struct wb_ctx *ctx_find(__u32 tid)
+{
+	__u32 slot = tid % CTX_SLOTS;
+	struct wb_ctx *c = bpf_map_lookup_elem(&ctx_slots, &slot);
+
+	if (c && tid && c->owner == tid)
+		return c;
+	return bpf_map_lookup_elem(&wb_ctxs, &tid);
+}
+
+/*
+ * A context for a thread that has none: its slot if free (a slot is
+ * handed back with its sum folded and no folio in progress, see
+ * flush_ctx()), else an entry of wb_ctxs.
+ */
+static __always_inline struct wb_ctx *ctx_create(__u32 tid, struct folio_bits *bits)
+{
+	__u32 slot = tid % CTX_SLOTS;
+	struct wb_ctx *c = bpf_map_lookup_elem(&ctx_slots, &slot);
+
+	if (c && tid && !c->owner && !__sync_val_compare_and_swap(&c->owner, 0, tid))
+		return c;
+	if (bpf_map_update_elem(&wb_ctxs, &tid, &bits->zero_ctx, BPF_NOEXIST))
+		count(CNT_CTX_MAP_FULL);
+	return bpf_map_lookup_elem(&wb_ctxs, &tid);
+}
+
 static __always_inline void finish_thread_folio(__u32 tid)
 {
-	ctx_finish(bpf_map_lookup_elem(&wb_ctxs, &tid), bpf_ktime_get_ns());
+	ctx_finish(ctx_find(tid), bpf_ktime_get_ns());
 }
 
 /*
  * The thread's context, its previous folio finished (nothing nests in
  * writeback), reset for a new folio; NULL if this folio is not wanted.
- * One lookup in wb_ctxs for both.
  */
 static __always_inline struct wb_ctx *ctx_begin(__u32 tid, bool wanted,
 						 struct folio_bits *bits, __u64 now)
 {
-	struct wb_ctx *c = bpf_map_lookup_elem(&wb_ctxs, &tid);
+	struct wb_ctx *c = ctx_find(tid);
 
 	ctx_finish(c, now);
 	if (!wanted)
 		return NULL;
-	if (!c) {
-		if (bpf_map_update_elem(&wb_ctxs, &tid, &bits->zero_ctx, BPF_NOEXIST))
-			count(CNT_CTX_MAP_FULL);
-		return bpf_map_lookup_elem(&wb_ctxs, &tid);
-	}
-	__builtin_memset(c, 0, __builtin_offsetof(struct wb_ctx, dirty));
+	if (!c)
+		c = ctx_create(tid, bits);
+	if (c)
+		__builtin_memset(c, 0, __builtin_offsetof(struct wb_ctx, dirty));
 	return c;
 }
 
@@ -739,9 +924,9 @@ struct collect_walk {
 	bool guided;			/* only pages with kernel dirty bits */
 };
 
-/* Takes the write record of page i of the folio into the folio's context. */
+/* Adds the write record of page i of the folio (taken) to the folio's context. */
 static __always_inline void collect_page(struct collect_walk *w, __u64 i,
-					 struct page_rec *rec, struct page_key *key)
+					 const struct page_rec *rec)
 {
 	__u64 bit = i << w->blocks_per_page_shift, word = bit / 64;
 
@@ -750,7 +935,6 @@ static __always_inline void collect_page(struct collect_walk *w, __u64 i,
 	w->c->whole_dirty |= rec->whole_dirty;
 	if (word < IOMAPDIRTY_MAX_BITMAP_WORDS / 2)
 		w->bits->app[word] |= rec->block_mask << (bit % 64);
-	bpf_map_delete_elem(&pages, key);
 }
 
 /*
@@ -765,7 +949,7 @@ static long collect_page_cb(__u64 n, void *data)
 	struct page_key key = w->c->key;
 	__u64 i = n + 1, shift = w->blocks_per_page_shift;
 	__u64 first = i << shift, word = first / 64, dirty;
-	struct page_rec *rec;
+	struct page_rec rec = {};
 
 	if (w->guided) {
 		if (word >= IOMAPDIRTY_MAX_BITMAP_WORDS / 2)
@@ -779,9 +963,8 @@ static long collect_page_cb(__u64 n, void *data)
 			return 0;
 	}
 	key.index += i;
-	rec = bpf_map_lookup_elem(&pages, &key);
-	if (rec)
-		collect_page(w, i, rec, &key);
+	if (page_take(&key, &rec))
+		collect_page(w, i, &rec);
 	return 0;
 }
 
@@ -973,8 +1156,9 @@ static __always_inline void wb_begin(const struct inode_facts *fi, __u64 inode,
 	struct collect_walk walk = {};
 	struct bits_walk bw = {};
 	struct folio_bits *bits;
-	struct page_rec *rec0;
+	struct page_rec rec0 = {};
 	struct page_key key0;
+	bool have0;
 	struct wb_ctx *c;
 	__u64 nr_blocks, npages, nwords, now;
 	int view;
@@ -1016,9 +1200,9 @@ static __always_inline void wb_begin(const struct inode_facts *fi, __u64 inode,
 
 	/* the first page's record: its writes, and the folio pointer */
 	key0 = c->key;
-	rec0 = bpf_map_lookup_elem(&pages, &key0);
+	have0 = page_take(&key0, &rec0);
 	if (!folio)
-		folio = recorded_folio(fi, rec0 ? rec0->folio_ptr : 0, c->key.index);
+		folio = recorded_folio(fi, have0 ? rec0.folio_ptr : 0, c->key.index);
 	/* The kernel's own view of which blocks are dirty, where it has one. */
 	view = kernel_dirty_view(folio, &bw, nwords);
 	c->bitmap_read = view >= 0;
@@ -1032,8 +1216,8 @@ static __always_inline void wb_begin(const struct inode_facts *fi, __u64 inode,
 	walk.bits = bits;
 	walk.blocks_per_page_shift = page_shift - c->block_bits;
 	walk.guided = view == 1 && walk.blocks_per_page_shift <= 7;
-	if (rec0)
-		collect_page(&walk, 0, rec0, &key0);
+	if (have0)
+		collect_page(&walk, 0, &rec0);
 	if (npages > 1)
 		bpf_loop(npages - 1, collect_page_cb, &walk, 0);
 
@@ -1147,7 +1331,7 @@ static __always_inline void wb_submit(__u32 dev, __u64 ino, __u64 pos, __u64 len
 	count(CNT_SUBMIT_EVENTS);
 	if (!dev_wanted(dev))
 		return;
-	c = bpf_map_lookup_elem(&wb_ctxs, &tid);
+	c = ctx_find(tid);
 	if (!c || !c->active || c->key.dev != dev || c->key.ino != ino) {
 		count(CNT_SUBMIT_WITHOUT_FOLIO);
 		return;
@@ -1373,7 +1557,7 @@ static long invalidate_page_cb(__u64 i, void *data)
 	struct invalidate_walk *w = data;
 
 	w->key.index = w->first + i;
-	bpf_map_delete_elem(&pages, &w->key);
+	page_take(&w->key, NULL);
 	return 0;
 }
 
@@ -1490,8 +1674,12 @@ struct flush_args {
 	__u64 now;
 };
 
-static long flush_ctx_cb(struct bpf_map *map, __u32 *tid, struct wb_ctx *c,
-			 struct flush_args *args)
+/*
+ * Folds the sum of a context idle for args->idle_ns, and finishes its folio
+ * if asked; true if the thread has gone quiet (idle a second, no folio in
+ * progress): its context may be freed.
+ */
+static __always_inline bool flush_ctx(struct wb_ctx *c, struct flush_args *args)
 {
 	__u64 idle;
 
@@ -1500,18 +1688,35 @@ static long flush_ctx_cb(struct bpf_map *map, __u32 *tid, struct wb_ctx *c,
 	 * later start, and the unsigned difference would look like an age.
 	 */
 	if (c->start_ns >= args->now)
-		return 0;
+		return false;
 	idle = args->now - c->start_ns;
 	if (idle < args->idle_ns)
-		return 0;	/* the thread is busy: it folds its own sum */
+		return false;	/* the thread is busy: it folds its own sum */
 	if (c->active && args->finish_active) {
 		count(CNT_FLUSHED_CTX);
 		finish_folio(c, args->now);
 		c->active = 0;
 	}
 	acc_fold(c);
-	if (!c->active && idle >= 1000000000ULL)
-		bpf_map_delete_elem(map, tid);	/* a thread gone quiet */
+	return !c->active && idle >= 1000000000ULL;
+}
+
+static long flush_hashed_cb(struct bpf_map *map, __u32 *tid, struct wb_ctx *c,
+			    struct flush_args *args)
+{
+	if (flush_ctx(c, args))
+		bpf_map_delete_elem(map, tid);
+	return 0;
+}
+
+static long flush_slot_cb(struct bpf_map *map, __u32 *slot, struct wb_ctx *c,
+			  struct flush_args *args)
+{
+	__u32 owner = c->owner;
+
+	/* handed back only if still the same owner's */
+	if (owner && flush_ctx(c, args))
+		__sync_val_compare_and_swap(&c->owner, owner, 0);
 	return 0;
 }
 
@@ -1530,7 +1735,8 @@ int BPF_PROG(flush_idle, __u64 idle_ns, __u64 finish_active)
 		.now = bpf_ktime_get_ns(),
 	};
 
-	bpf_for_each_map_elem(&wb_ctxs, flush_ctx_cb, &args, 0);
+	bpf_for_each_map_elem(&ctx_slots, flush_slot_cb, &args, 0);
+	bpf_for_each_map_elem(&wb_ctxs, flush_hashed_cb, &args, 0);
 	return 0;
 }
 

@@ -167,6 +167,8 @@ struct wb_ctx {
 	struct file_key acc_key;
 	__u64 acc_first_ns;
 	__u64 acc_folios;		/* 0: acc is empty */
+	__u32 owner;			/* ctx_slots: the thread, 0 if free */
+	__u32 pad;
 };
 
 /* Histograms: log2 buckets (see buckets.h), one row of buckets each. */
@@ -197,6 +199,7 @@ enum counter_id {
 	CNT_FLUSHED_CTX,
 	CNT_BIO_EVENTS,
 	CNT_SIMULATED_FOLIOS,
+	CNT_PAGE_SPILLS,	/* records put in page_overflow: a full set */
 	/* losses: keep LOSS_FIRST first */
 	CNT_LOSS_FIRST,
 	CNT_PAGE_MAP_FULL = CNT_LOSS_FIRST,

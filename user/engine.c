@@ -45,6 +45,21 @@ static void set_rodata(struct iomapdirty_bpf *skel, const struct plan *p,
 	ro->simulate_clean_every = o->simulate_clean_every;
 }
 
+/*
+ * Page records (see page_sets in the BPF program): max_pages / 4 sets of
+ * seven ways, 1.75 ways per requested record, so that sets rarely fill up
+ * before max_pages records are live; the overflow for full sets holds an
+ * eighth as many.
+ */
+static void size_page_records(struct iomapdirty_bpf *skel, uint32_t max_pages)
+{
+	uint32_t sets = (max_pages + 3) / 4;
+
+	skel->rodata->page_set_count = sets;
+	bpf_map__set_max_entries(skel->maps.page_sets, sets);
+	bpf_map__set_max_entries(skel->maps.page_overflow, max_pages / 8);
+}
+
 /* Turns off every program the plan did not choose; retargets the rest. */
 static int select_programs(struct iomapdirty_bpf *skel, const struct plan *p,
 			   bool verify, char *err, size_t errlen)
@@ -142,7 +157,7 @@ int engine_open(struct engine *e, const struct plan *p,
 		goto fail;
 	}
 	set_rodata(e->skel, p, o);
-	bpf_map__set_max_entries(e->skel->maps.pages, max_pages);
+	size_page_records(e->skel, max_pages);
 	bpf_map__set_max_entries(e->skel->maps.pending_phys,
 				 o->verify ? max_pages : 1);
 	ret = select_programs(e->skel, p, o->verify, err, errlen);
@@ -187,7 +202,7 @@ void engine_close(struct engine *e)
 
 uint32_t engine_max_pages(const struct engine *e)
 {
-	return bpf_map__max_entries(e->skel->maps.pages);
+	return e->opts.max_pages ? e->opts.max_pages : DEFAULT_MAX_PAGES;
 }
 
 /*

@@ -17,6 +17,7 @@ const char *const counter_names[NR_COUNTERS] = {
 	[CNT_FLUSHED_CTX] = "flushed_contexts",
 	[CNT_BIO_EVENTS] = "bio_events",
 	[CNT_SIMULATED_FOLIOS] = "simulated_clean_folios",
+	[CNT_PAGE_SPILLS] = "page_records_spilled",
 	[CNT_PAGE_MAP_FULL] = "page_map_full",
 	[CNT_FILE_MAP_FULL] = "file_map_full",
 	[CNT_FS_MAP_FULL] = "fs_map_full",

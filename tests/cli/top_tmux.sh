@@ -399,10 +399,11 @@ else
 	pass top.text.no_escape_codes
 fi
 
-# Lost events are shown by name: 1500 pages dirtied at once overflow 1024
-# page records (--max-pages), and the figures that depend on them are short.
+# Lost events are shown by name: 4000 pages dirtied at once overflow what
+# --max-pages 1024 holds (256 sets of 7 ways and 128 overflow entries: 1920
+# records at most), and the figures that depend on them are short.
 D=$mnt/d.dat
-"$WORKLOAD" prep "$D" 8M >/dev/null
+"$WORKLOAD" prep "$D" 16M >/dev/null
 "$IOMAPDIRTY" top --mount "$mnt" -n 1 -i 3 --max-pages 1024 $shared \
 	>"$work/loss.txt" 2>"$work/loss.err" &
 BATCH_PID=$!
@@ -411,7 +412,7 @@ for _ in $(seq 900); do
 	kill -0 "$BATCH_PID" 2>/dev/null || break
 	sleep 0.1
 done
-expD=$("$WORKLOAD" scatter "$D" --count 1500 --len 100 --stride 4096)
+expD=$("$WORKLOAD" scatter "$D" --count 4000 --len 100 --stride 4096)
 wait "$BATCH_PID"
 check top.losses.exit_status 0 "$?"
 BATCH_PID=
