@@ -16,12 +16,15 @@
 # seed's job, examples/seed-randwrite.fio, shortened; many: small random
 # overwrites across thousands of files with periodic fsync), each run alone
 # (A), under `iomapdirty hist` (B), under `iomapdirty top -b` (C, when the
-# binary has it) and under the bpftrace peer bench/peer.bt (D), interleaved
-# in rounds (A B C D, B C D A, C D A B, ...; each ratio is against the A of
-# its own round). Then, per workload, one stats phase with the kernel's
-# BPF run-time statistics on (BPF_ENABLE_STATS, held by bench/floor only for
-# that phase): iomapdirty, the peer and the floor (empty programs on the
-# same raw tracepoints) attached together, ns per event of each program.
+# binary has it), under the bpftrace peer bench/peer.bt (D) and with only
+# empty programs on the same hooks (E: `bench/floor --type=tp_btf`, without
+# statistics; what merely attaching costs, the floor of any tracer there),
+# interleaved in rounds (A B C D E, B C D E A, C D E A B, ...; each ratio is
+# against the A of its own round). Then, per workload, one stats phase with
+# the kernel's BPF run-time statistics on (BPF_ENABLE_STATS, held by
+# bench/floor --stats only for that phase): iomapdirty, the peer and the
+# floor (empty programs on the same raw tracepoints) attached together, ns
+# per event of each program.
 # After the hot workload, bench/micro prices the building blocks (a probe
 # read, a direct BTF read, a hash lookup) on the write hook.
 # Then load-and-attach time (10 starts), a strace breakdown of one start,
@@ -52,7 +55,7 @@ for arg in "$@"; do
 	--no-build) build=0 ;;
 	--only=*) only=${arg#*=} ;;
 	--keep-raw) keep_raw=1 ;;
-	-h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,36p' "$0"; exit 0 ;;
 	*) echo "run.sh: unknown option $arg (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -228,7 +231,8 @@ wait_file() {
 	return 1
 }
 
-# start_obs KIND DIR: starts an observer; sets OBS_WRAP, OBS_PID. 0 when attached.
+# start_obs KIND DIR [ARG...]: starts an observer (floor: with ARGs, e.g.
+# --stats, --type=tp_btf); sets OBS_WRAP, OBS_PID. 0 when attached.
 start_obs() {
 	local kind=$1 dir=$2 cmd
 	OBS_WRAP= OBS_PID=
@@ -236,7 +240,7 @@ start_obs() {
 	hist) cmd=("$TOOL" hist --shared -i 1 --json --mount "$MNT") ;;
 	top) cmd=("$TOOL" top --shared -b --json -i 1 --mount "$MNT") ;;
 	peer) cmd=(env BPFTRACE_MAP_KEYS_MAX=65536 bpftrace -f json "$BENCH/peer.bt" "$KDEV") ;;
-	floor) cmd=("$FLOOR" --stats) ;;
+	floor) cmd=("$FLOOR" "${@:3}") ;;
 	esac
 	"$BU" run -e "$dir/$kind.err" -m ready -r "$dir/$kind.ready" -p "$dir/$kind.pid" \
 		-o "$dir/$kind.rusage.json" -- "${cmd[@]}" >"$dir/$kind.out" &
@@ -327,23 +331,27 @@ run_fio() {
 # ------------------------------------------------------------ throughput
 # one_run WORKLOAD VARIANT REP
 one_run() {
-	local wl=$1 v=$2 rep=$3 dir kind= ours='[]' wrap=
+	local wl=$1 v=$2 rep=$3 dir kind= args=() ours='[]' wrap=
 	dir=$RAW/$wl/$v-$rep
 	mkdir -p "$dir"
 	case $v in
 	B-hist) kind=hist ;;
 	C-top) kind=top ;;
 	D-bpftrace) kind=peer ;;
+	E-floor) kind=floor args=(--type=tp_btf) ;;	# statistics off, as for B-D
 	esac
 	sync -f "$MNT"	# nothing dirty from before attach
 	if [[ -n $kind ]]; then
-		if ! start_obs "$kind" "$dir"; then
+		if ! start_obs "$kind" "$dir" "${args[@]}"; then
 			log "error: $kind did not attach (see $dir/$kind.err)"
 			[[ -n $OBS_WRAP ]] && stop_obs "$kind" "$dir" "$OBS_WRAP"
 			echo '{"failed": true}' >"$dir/failed.json"
 			return 1
 		fi
 		wrap=$OBS_WRAP
+		# floor leaves out what the kernel refuses: say so, not a smaller floor
+		[[ $kind == floor ]] && grep -q 'refused' "$dir/floor.err" &&
+			log "warning: floor attached only part of its programs: $(grep 'refused:' "$dir/floor.err" | tr '\n' ' ')"
 		ours=$("$BU" pidbpf "$OBS_PID" | jq -c '[.progs[].id]')
 	fi
 	printf '{"state": "%s", "foreign_probes": %s}\n' "$(busy_state)" \
@@ -363,8 +371,8 @@ one_run() {
 throughput() {
 	local wl=$1 n=$2 rep v variants=(A-fio B-hist)
 	((HAVE_TOP)) && variants+=(C-top)
-	variants+=(D-bpftrace)
-	# the order turns by one each round (A B C D, B C D A, ...): no variant
+	variants+=(D-bpftrace E-floor)
+	# the order turns by one each round (A B C D E, B C D E A, ...): no variant
 	# always follows the same one (the state a run leaves behind, the
 	# teardown of an observer, would otherwise favour one variant)
 	local nv=${#variants[@]} i
@@ -383,7 +391,7 @@ stats_run() {
 	dir=$RAW/$wl/stats-$rep
 	mkdir -p "$dir"
 	sync -f "$MNT"
-	start_obs floor "$dir" || { log "error: floor did not attach"; return 1; }
+	start_obs floor "$dir" --stats || { log "error: floor did not attach"; return 1; }
 	fw=$OBS_WRAP
 	if ! start_obs hist "$dir"; then
 		log "error: hist did not attach"; stop_obs floor "$dir" "$fw"; return 1
