@@ -12,6 +12,7 @@
 # the mapping's i_pages lock with interrupts disabled, so its time shows up
 # as _raw_spin_unlock_irqrestore in filemap_dirty_folio, not here.
 # Not part of run.sh: perf is optional and the profile is for diagnosis.
+# PROFILE_KEEP=FILE keeps the perf.data (e.g. for perf report --sort sym).
 set -uo pipefail
 BENCH=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$BENCH/.." && pwd)
@@ -57,6 +58,7 @@ for _ in $(seq 200); do [[ -s $WORK/ready ]] && break; sleep 0.05; done
 FIOPID=$!
 sleep 1
 perf record -q -e cpu-clock -F 2999 -a -g -o "$WORK/perf.data" -- sleep "$SECS" 2>/dev/null
+[[ -n ${PROFILE_KEEP:-} ]] && cp "$WORK/perf.data" "$PROFILE_KEEP"
 wait "$FIOPID"
 sync -f "$MNT"
 perf script -i "$WORK/perf.data" -F ip,sym 2>/dev/null | python3 -c '

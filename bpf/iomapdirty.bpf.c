@@ -358,6 +358,18 @@ static __always_inline __u64 folio_bytes(struct folio *folio)
 	return (1ULL << page_shift) << order;
 }
 
+/*
+ * bpf_loop callback NAME_cb around the inline body NAME: the one-iteration
+ * case (a write within one page, a folio of one bitmap word) calls the body
+ * without a BPF-to-BPF call, whose call and return cost 10-30 ns each on
+ * hosts with return-thunk mitigations (this one: SRSO safe RET).
+ */
+#define LOOP_CB(name)						\
+static long name##_cb(__u64 i, void *data)			\
+{								\
+	return name(i, data);					\
+}
+
 /* ---------------------------------------------------------------- paths */
 
 struct path_walk {
@@ -586,7 +598,7 @@ struct write_walk {
 };
 
 /* Adds the part of one write that falls in page (first_index + i). */
-static long write_page_cb(__u64 i, void *data)
+static __always_inline long write_page(__u64 i, void *data)
 {
 	struct write_walk *w = data;
 	__u64 page_size = 1ULL << page_shift;
@@ -619,6 +631,7 @@ static long write_page_cb(__u64 i, void *data)
 	rec->block_mask |= mask;
 	return 0;
 }
+LOOP_CB(write_page)
 
 /*
  * One write of 'bytes' at 'pos'. From iomap_write_end it lies in one
@@ -649,7 +662,7 @@ static __always_inline void record_write(const struct inode_facts *fi, __u64 pos
 		pages_spanned = IOMAPDIRTY_MAX_WRITE_PAGES;
 	}
 	if (pages_spanned == 1)		/* the common case: no loop set-up */
-		write_page_cb(0, &w);
+		write_page(0, &w);
 	else
 		bpf_loop(pages_spanned, write_page_cb, &w, 0);
 }
@@ -920,6 +933,9 @@ static __always_inline struct wb_ctx *ctx_begin(__u32 tid, bool wanted,
 struct collect_walk {
 	struct wb_ctx *c;
 	struct folio_bits *bits;
+	__u64 npages;			/* pages of the folio looked at */
+	__u64 word;			/* collect_dirty_word_cb: the word */
+	__u64 word_first_page;		/* its first page */
 	__u32 blocks_per_page_shift;	/* log2(blocks per page) */
 	bool guided;			/* only pages with kernel dirty bits */
 };
@@ -968,16 +984,50 @@ static long collect_page_cb(__u64 n, void *data)
 	return 0;
 }
 
+/* Page first_page + j of the word being walked, if it has a dirty block. */
+static long collect_word_page_cb(__u64 j, void *data)
+{
+	struct collect_walk *w = data;
+	__u64 shift = w->blocks_per_page_shift, at = j << shift;
+	__u64 i = w->word_first_page + j;
+
+	if (at >= 64 || !(w->word >> at) || i >= w->npages)
+		return 1;	/* no dirty block further in this word */
+	if (i == 0 || !((w->word >> at) & ((1ULL << (1U << shift)) - 1)))
+		return 0;	/* page 0 is taken first, by the caller */
+	return collect_page_cb(i - 1, data);
+}
+
+/*
+ * Word w of the kernel's dirty bitmap, where a word holds several pages
+ * (fewer than 64 blocks per page): a clean word costs one test, not a
+ * callback per page, so a 2 MiB folio with one dirty block costs 32
+ * tests and one page's lookup, not 511 callbacks.
+ */
+static long collect_dirty_word_cb(__u64 w, void *data)
+{
+	struct collect_walk *cw = data;
+	__u64 shift = cw->blocks_per_page_shift;
+
+	if (w >= IOMAPDIRTY_MAX_BITMAP_WORDS / 2 || shift >= 6)
+		return 1;
+	cw->word = cw->bits->kern[w];
+	if (!cw->word)
+		return 0;
+	cw->word_first_page = w << (6 - shift);
+	bpf_loop(1U << (6 - shift), collect_word_page_cb, cw, 0);
+	return 0;
+}
+
 struct bits_walk {
 	struct wb_ctx *c;
 	struct folio_bits *bits;
 	unsigned long *state;
 	__u64 nr_blocks;
 	__u64 eof_blocks;
-	int err;
 };
 
-static long zero_word_cb(__u64 w, void *data)
+static __always_inline long zero_word(__u64 w, void *data)
 {
 	struct bits_walk *b = data;
 
@@ -987,30 +1037,13 @@ static long zero_word_cb(__u64 w, void *data)
 	b->bits->kern[w] = 0;
 	return 0;
 }
+LOOP_CB(zero_word)
 
-/* Dirty bits of blocks [64w, 64w + 64), for folios of 64 blocks or more. */
-static long read_word_cb(__u64 w, void *data)
+/* Reads the per-block dirty bits of a folio whose private data is priv. */
+static __always_inline int read_kernel_dirty(void *priv, struct bits_walk *b)
 {
-	struct bits_walk *b = data;
-
-	if (w >= IOMAPDIRTY_MAX_BITMAP_WORDS / 2)
-		return 1;
-	if (bpf_probe_read_kernel(&b->bits->kern[w], sizeof(__u64),
-				  b->state + b->nr_blocks / 64 + w)) {
-		b->err = 1;
-		return 1;
-	}
-	return 0;
-}
-
-/* Reads the kernel's per-block dirty bits of the folio, if it has any. */
-static __always_inline int read_kernel_dirty(struct folio *folio, struct bits_walk *b)
-{
-	void *priv = BPF_CORE_READ(folio, private);
 	__u64 nr = b->nr_blocks, word = 0, kern;
 
-	if (!priv)
-		return -1;
 	if (bitmap_kind == BITMAP_IFS)
 		b->state = priv + bpf_core_field_offset(struct iomap_folio_state, state);
 	else if (bitmap_kind == BITMAP_IOP_STATE)
@@ -1019,8 +1052,14 @@ static __always_inline int read_kernel_dirty(struct folio *folio, struct bits_wa
 		return -1;
 
 	if (nr >= 64) {
-		bpf_loop(nr / 64, read_word_cb, b, 0);
-		return b->err ? -1 : 0;
+		/* uptodate words [0, nr/64), then as many dirty words: one read */
+		__u64 words = nr / 64, bytes;
+
+		if (words > IOMAPDIRTY_MAX_BITMAP_WORDS / 2)
+			words = IOMAPDIRTY_MAX_BITMAP_WORDS / 2;
+		/* a bound the verifier keeps (clang may rewrite the one above) */
+		bytes = (words * sizeof(__u64)) & (2 * sizeof(b->bits->kern) - 1);
+		return bpf_probe_read_kernel(b->bits->kern, bytes, b->state + nr / 64) ? -1 : 0;
 	}
 	/* uptodate bits [0, nr) and dirty bits [nr, 2nr) share words */
 	if (bpf_probe_read_kernel(&word, sizeof(word), b->state))
@@ -1060,7 +1099,7 @@ static __always_inline __u64 first_bits_word(__u64 n, __u64 w)
  * another reason (whole-folio dirtying such as mmap, or dirty in the
  * kernel's bitmap without a write we saw).
  */
-static long count_word_cb(__u64 w, void *data)
+static __always_inline long count_word(__u64 w, void *data)
 {
 	struct bits_walk *b = data;
 	struct wb_ctx *c = b->c;
@@ -1083,6 +1122,7 @@ static long count_word_cb(__u64 w, void *data)
 	c->seen[w] = app | (c->whole_dirty ? first_bits_word(b->eof_blocks, w) : 0);
 	return 0;
 }
+LOOP_CB(count_word)
 
 /* No state to read: writeback treats every block up to EOF as dirty. */
 static long all_dirty_word_cb(__u64 w, void *data)
@@ -1095,12 +1135,39 @@ static long all_dirty_word_cb(__u64 w, void *data)
 	return 0;
 }
 
+/* What writeback reads of a folio. */
+struct folio_head {
+	__u64 mapping;
+	__u64 index;
+	__u64 priv;		/* iomap_folio_state (iomap_page in RFCv4) */
+};
+
+/*
+ * One probe read where the three fields are adjacent in struct folio (every
+ * kernel so far: the offsets are relocated at load, the test is constant),
+ * three otherwise.
+ */
+static __always_inline int folio_head_read(struct folio *folio, struct folio_head *h)
+{
+	__u32 at = bpf_core_field_offset(struct folio, mapping);
+
+	if (bpf_core_field_offset(struct folio, index) == at + 8 &&
+	    bpf_core_field_offset(struct folio, private) == at + 16)
+		return bpf_probe_read_kernel(h, sizeof(*h), (void *)folio + at);
+	h->mapping = (__u64)BPF_CORE_READ(folio, mapping);
+	h->index = BPF_CORE_READ(folio, index);
+	h->priv = (__u64)BPF_CORE_READ(folio, private);
+	return 0;
+}
+
 /*
  * The folio pointer a first page's record kept since the folio went clean
- * -> dirty; NULL if none, or if the folio was freed and reused since.
+ * -> dirty, its head read into h; NULL if none, or if the folio was freed
+ * and reused since.
  */
 static __always_inline struct folio *recorded_folio(const struct inode_facts *fi,
-						    __u64 ptr, __u64 index)
+						    __u64 ptr, __u64 index,
+						    struct folio_head *h)
 {
 	struct folio *folio = (struct folio *)ptr;
 
@@ -1109,8 +1176,7 @@ static __always_inline struct folio *recorded_folio(const struct inode_facts *fi
 			count(CNT_FOLIO_PTR_MISSING);
 		return NULL;
 	}
-	if ((__u64)BPF_CORE_READ(folio, mapping) != fi->mapping ||
-	    BPF_CORE_READ(folio, index) != index) {
+	if (folio_head_read(folio, h) || h->mapping != fi->mapping || h->index != index) {
 		count(CNT_FOLIO_PTR_STALE);
 		return NULL;
 	}
@@ -1123,8 +1189,8 @@ static __always_inline struct folio *recorded_folio(const struct inode_facts *fi
  * view is known otherwise (one block; no bitmap yet: all dirty), -1 if it
  * is unknown.
  */
-static __always_inline int kernel_dirty_view(struct folio *folio, struct bits_walk *bw,
-					     __u64 nwords)
+static __always_inline int kernel_dirty_view(struct folio *folio, const struct folio_head *h,
+					     struct bits_walk *bw, __u64 nwords)
 {
 	if (bw->nr_blocks == 1) {
 		bw->bits->kern[0] = 1;
@@ -1132,10 +1198,8 @@ static __always_inline int kernel_dirty_view(struct folio *folio, struct bits_wa
 	}
 	if (!folio || bitmap_kind == BITMAP_NONE)
 		return -1;
-	if (read_kernel_dirty(folio, bw) == 0)
-		return 1;
-	if (BPF_CORE_READ(folio, private))
-		return -1;
+	if (h->priv)
+		return read_kernel_dirty((void *)h->priv, bw) == 0 ? 1 : -1;
 	bpf_loop(nwords, all_dirty_word_cb, bw, 0);
 	return 0;
 }
@@ -1157,6 +1221,7 @@ static __always_inline void wb_begin(const struct inode_facts *fi, __u64 inode,
 	struct bits_walk bw = {};
 	struct folio_bits *bits;
 	struct page_rec rec0 = {};
+	struct folio_head head = {};
 	struct page_key key0;
 	bool have0;
 	struct wb_ctx *c;
@@ -1194,7 +1259,7 @@ static __always_inline void wb_begin(const struct inode_facts *fi, __u64 inode,
 	bw.bits = bits;
 	bw.nr_blocks = nr_blocks;
 	if (nwords == 1)
-		zero_word_cb(0, &bw);
+		zero_word(0, &bw);
 	else
 		bpf_loop(nwords, zero_word_cb, &bw, 0);
 
@@ -1202,9 +1267,11 @@ static __always_inline void wb_begin(const struct inode_facts *fi, __u64 inode,
 	key0 = c->key;
 	have0 = page_take(&key0, &rec0);
 	if (!folio)
-		folio = recorded_folio(fi, have0 ? rec0.folio_ptr : 0, c->key.index);
+		folio = recorded_folio(fi, have0 ? rec0.folio_ptr : 0, c->key.index, &head);
+	else if (folio_head_read(folio, &head))
+		folio = NULL;
 	/* The kernel's own view of which blocks are dirty, where it has one. */
-	view = kernel_dirty_view(folio, &bw, nwords);
+	view = kernel_dirty_view(folio, &head, &bw, nwords);
 	c->bitmap_read = view >= 0;
 
 	npages = fbytes >> page_shift;
@@ -1216,14 +1283,17 @@ static __always_inline void wb_begin(const struct inode_facts *fi, __u64 inode,
 	walk.bits = bits;
 	walk.blocks_per_page_shift = page_shift - c->block_bits;
 	walk.guided = view == 1 && walk.blocks_per_page_shift <= 7;
+	walk.npages = npages;
 	if (have0)
 		collect_page(&walk, 0, &rec0);
-	if (npages > 1)
+	if (npages > 1 && walk.guided && walk.blocks_per_page_shift < 6)
+		bpf_loop(nwords, collect_dirty_word_cb, &walk, 0);
+	else if (npages > 1)
 		bpf_loop(npages - 1, collect_page_cb, &walk, 0);
 
 	bw.eof_blocks = blocks_before_eof(fi, c, nr_blocks);
 	if (nwords == 1)
-		count_word_cb(0, &bw);
+		count_word(0, &bw);
 	else
 		bpf_loop(nwords, count_word_cb, &bw, 0);
 	if (simulate_clean_every && c->dirty[0] &&
@@ -1260,7 +1330,7 @@ struct submit_walk {
  * Checks one submitted block against the folio's dirty blocks, and in
  * verify mode remembers its physical block for the bio that carries it.
  */
-static long submit_block_cb(__u64 i, void *data)
+static __always_inline long submit_block(__u64 i, void *data)
 {
 	struct submit_walk *w = data;
 	struct wb_ctx *c = w->c;
@@ -1286,6 +1356,7 @@ static long submit_block_cb(__u64 i, void *data)
 	}
 	return 0;
 }
+LOOP_CB(submit_block)
 
 /* What the submit hook needs of the iomap the range is mapped by. */
 struct iomap_facts {
@@ -1375,7 +1446,7 @@ static __always_inline void wb_submit(__u32 dev, __u64 ino, __u64 pos, __u64 len
 		bpf_map_update_elem(&dev_block_bits, &w.phys.dev, &bits, BPF_ANY);
 	}
 	if (nblocks == 1)
-		submit_block_cb(0, &w);
+		submit_block(0, &w);
 	else
 		bpf_loop(nblocks, submit_block_cb, &w, 0);
 }
