@@ -501,6 +501,17 @@ static __always_inline int page_way(struct page_set *s, const struct page_key *k
 	return -1;
 }
 
+/* The page's set (NULL if none) and its way there (-1: not in the set). */
+static __always_inline struct page_set *page_locate(const struct page_key *key,
+						    __u64 *tag, int *way)
+{
+	struct page_set *s = page_set_of(key, tag);
+	int w = s ? page_way(s, key, *tag) : -1;
+
+	*way = w >= 0 && w < PAGE_WAYS ? w : -1;
+	return s;
+}
+
 /*
  * The page's record; a page without one gets 'fresh' (*added set). NULL
  * when the set and the overflow are both full (counted).
@@ -514,11 +525,10 @@ static __always_inline struct page_rec *page_get(const struct page_key *key,
 	int w;
 
 	*added = false;
-	s = page_set_of(key, &tag);
+	s = page_locate(key, &tag, &w);
 	if (!s)
 		return NULL;
-	w = page_way(s, key, tag);
-	if (w >= 0 && w < PAGE_WAYS)
+	if (w >= 0)
 		return &s->way[w].rec;
 	/* spilled while the set was full: stays in the overflow until taken */
 	if (s->spilled && (rec = bpf_map_lookup_elem(&page_overflow, key)))
@@ -563,11 +573,10 @@ static __always_inline bool page_take(const struct page_key *key, struct page_re
 	__u64 tag;
 	int w;
 
-	s = page_set_of(key, &tag);
+	s = page_locate(key, &tag, &w);
 	if (!s)
 		return false;
-	w = page_way(s, key, tag);
-	if (w >= 0 && w < PAGE_WAYS) {
+	if (w >= 0) {
 		if (out)
 			*out = s->way[w].rec;
 		/* a full barrier: the record is read before the way can be reused */
