@@ -31,6 +31,11 @@ if ! make -s all unit-bins e2e-bins >"$log.build" 2>&1; then
 fi
 rm -f "$log.build"
 
+# Loop-mounted XFS images the suites make (tests/lib/xfsloop.sh): every one
+# must be gone when they end. Only mounts that appear during the run count.
+xfsloop_mounts() { findmnt -rn -o TARGET | grep '^/tmp/xfsloop\.' | sort; }
+mounts_before=$(xfsloop_mounts)
+
 suite unit tests/unit/run.sh .output/tests/test_*
 
 # End-to-end, once per mechanism this kernel allows (`probes --mode M`).
@@ -49,6 +54,13 @@ else
 fi
 [ -x tests/cli/run_cli.sh ] && suite cli tests/cli/run_cli.sh
 [ "${VMCHECK:-0}" = 1 ] && suite vm tests/vm/vmcheck.sh
+
+left=$(comm -13 <(printf '%s\n' "$mounts_before") <(xfsloop_mounts) | grep . | tr '\n' ' ')
+if [ -n "$left" ]; then
+	echo "FAIL suites left loop mounts: $left" | tee -a "$log"
+else
+	echo "PASS suites left no loop mounts" | tee -a "$log"
+fi
 
 pass=$(grep -c '^PASS' "$log")
 fail=$(grep -c '^FAIL' "$log")

@@ -9,7 +9,7 @@ source "$here/lib.sh"
 # shellcheck source=../lib/xfsloop.sh
 source "$here/../lib/xfsloop.sh"
 work=$(mktemp -d /tmp/cli_bad.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+trap 'xfsloop_cleanup_all; rm -rf "$work"' EXIT
 mnt=$(xfsloop_make 1024 512)
 
 # expect NAME CODE REGEX ARGS...: exit code and a message on stderr
