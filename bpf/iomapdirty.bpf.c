@@ -564,35 +564,42 @@ static __always_inline struct page_rec *page_rec_get(const struct page_key *key)
 
 /*
  * Moves a page's record to *out and frees it (out may be NULL: the record
- * is dropped); false if the page has none.
+ * is dropped); 0 if the page has none. A global function, verified once:
+ * inlined, the way it found (one of eight values) multiplied the states of
+ * everything after it in the writeback program (225 ms to load).
  */
-static __always_inline bool page_take(const struct page_key *key, struct page_rec *out)
+__noinline int page_take(const struct page_key *key_arg, struct page_rec *out)
 {
+	/* on the stack: before 6.2 a global function's argument cannot be a map key */
+	struct page_key key;
 	struct page_rec *rec;
 	struct page_set *s;
 	__u64 tag;
 	int w;
 
-	s = page_locate(key, &tag, &w);
+	if (!key_arg)
+		return 0;
+	key = *key_arg;
+	s = page_locate(&key, &tag, &w);
 	if (!s)
-		return false;
+		return 0;
 	if (w >= 0) {
 		if (out)
 			*out = s->way[w].rec;
 		/* a full barrier: the record is read before the way can be reused */
 		__sync_val_compare_and_swap(&s->tag[w], tag, 0);
-		return true;
+		return 1;
 	}
 	if (!s->spilled)
-		return false;
-	rec = bpf_map_lookup_elem(&page_overflow, key);
+		return 0;
+	rec = bpf_map_lookup_elem(&page_overflow, &key);
 	if (!rec)
-		return false;
+		return 0;
 	if (out)
 		*out = *rec;
-	if (!bpf_map_delete_elem(&page_overflow, key))
+	if (!bpf_map_delete_elem(&page_overflow, &key))
 		__sync_fetch_and_add(&s->spilled, -1);
-	return true;
+	return 1;
 }
 
 /* ---------------------------------------------------------------- write */
@@ -1213,55 +1220,49 @@ static __always_inline int kernel_dirty_view(struct folio *folio, const struct f
 	return 0;
 }
 
+/* A folio whose writeback begins, for wb_fill(). */
+struct wb_folio {
+	struct inode_facts fi;
+	__u64 folio;		/* 0 in tracepoint mode */
+	__u64 pos;
+	__u64 bytes;
+	__u64 now;
+};
+
 /*
- * Start of one folio's writeback. 'folio' is NULL in tracepoint mode: it
- * is then taken from the first page's record (recorded_folio()), and
- * without one the kernel's dirty bitmap is unknown. The inode pointer is
- * only needed (by note_path(), as an integer) the first time a file is
- * seen: 'inode' holds it, or else 'inode_slot' (a tp_btf argument, whose
- * typed value the verifier does not let become an integer) is read.
+ * Fills a thread's context, just reset by ctx_begin(), for the folio f:
+ * takes its page records, reads the kernel's dirty bits. A global
+ * function: the context comes from either of two maps (ctx_slots,
+ * wb_ctxs), and inlined, everything here was verified once for each.
  */
-static __always_inline void wb_begin(const struct inode_facts *fi, __u64 inode,
-				     const void *inode_slot, struct folio *folio,
-				     __u64 fpos, __u64 fbytes)
+__noinline int wb_fill(struct wb_ctx *c, struct folio_bits *bits, const struct wb_folio *f)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid(), zero_key = 0;
+	struct folio *folio;
+	const struct inode_facts *fi;
 	struct collect_walk walk = {};
 	struct bits_walk bw = {};
-	struct folio_bits *bits;
 	struct page_rec rec0 = {};
 	struct folio_head head = {};
 	struct page_key key0;
-	bool have0;
-	struct wb_ctx *c;
-	__u64 nr_blocks, npages, nwords, now;
-	int view;
+	__u64 nr_blocks, npages, nwords;
+	int view, have0;
 
-	count(CNT_WB_START_EVENTS);
-	bits = bpf_map_lookup_elem(&scratch, &zero_key);
-	if (!bits)
-		return;
-	now = bpf_ktime_get_ns();
-	c = ctx_begin(tid, dev_wanted(fi->dev), bits, now);
-	if (!c)
-		return;
+	if (!c || !bits || !f)
+		return 0;
+	fi = &f->fi;
+	folio = (struct folio *)f->folio;
 	c->active = 1;
 	c->key.dev = fi->dev;
 	c->key.ino = fi->ino;
-	c->key.index = fpos >> page_shift;
-	if (!path_seen_here(fi->dev, fi->ino)) {
-		if (!inode)
-			bpf_probe_read_kernel(&inode, sizeof(inode), inode_slot);
-		note_path(inode, 0, fi->dev, fi->ino);
-	}
-	c->folio_pos = fpos;
-	c->folio_bytes = fbytes;
-	c->start_ns = now;
+	c->key.index = f->pos >> page_shift;
+	c->folio_pos = f->pos;
+	c->folio_bytes = f->bytes;
+	c->start_ns = f->now;
 	c->nlink = fi->nlink;
 	c->block_bits = fi->blkbits;
 	if (c->block_bits > page_shift || c->block_bits < 9)
-		return;	/* block larger than a page: not tracked per page */
-	nr_blocks = fbytes >> c->block_bits;
+		return 0;	/* block larger than a page: not tracked per page */
+	nr_blocks = f->bytes >> c->block_bits;
 
 	nwords = (nr_blocks + 63) / 64;
 	bw.c = c;
@@ -1283,7 +1284,7 @@ static __always_inline void wb_begin(const struct inode_facts *fi, __u64 inode,
 	view = kernel_dirty_view(folio, &head, &bw, nwords);
 	c->bitmap_read = view >= 0;
 
-	npages = fbytes >> page_shift;
+	npages = f->bytes >> page_shift;
 	if (npages > IOMAPDIRTY_MAX_FOLIO_PAGES) {
 		count(CNT_FOLIO_TOO_LARGE);
 		npages = IOMAPDIRTY_MAX_FOLIO_PAGES;
@@ -1326,6 +1327,42 @@ static __always_inline void wb_begin(const struct inode_facts *fi, __u64 inode,
 		c->counted = 0;
 		count(CNT_FILTERED_FOLIOS);
 	}
+	return 0;
+}
+
+/*
+ * Start of one folio's writeback. 'folio' is NULL in tracepoint mode: it
+ * is then taken from the first page's record (recorded_folio()), and
+ * without one the kernel's dirty bitmap is unknown. The inode pointer is
+ * only needed (by note_path(), as an integer) the first time a file is
+ * seen: 'inode' holds it, or else 'inode_slot' (a tp_btf argument, whose
+ * typed value the verifier does not let become an integer) is read.
+ */
+static __always_inline void wb_begin(const struct inode_facts *fi, __u64 inode,
+				     const void *inode_slot, struct folio *folio,
+				     __u64 fpos, __u64 fbytes)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), zero_key = 0;
+	struct wb_folio f = {
+		.fi = *fi, .folio = (__u64)folio, .pos = fpos, .bytes = fbytes,
+	};
+	struct folio_bits *bits;
+	struct wb_ctx *c;
+
+	count(CNT_WB_START_EVENTS);
+	bits = bpf_map_lookup_elem(&scratch, &zero_key);
+	if (!bits)
+		return;
+	f.now = bpf_ktime_get_ns();
+	c = ctx_begin(tid, dev_wanted(fi->dev), bits, f.now);
+	if (!c)
+		return;
+	if (!path_seen_here(fi->dev, fi->ino)) {
+		if (!inode)
+			bpf_probe_read_kernel(&inode, sizeof(inode), inode_slot);
+		note_path(inode, 0, fi->dev, fi->ino);
+	}
+	wb_fill(c, bits, &f);
 }
 
 struct submit_walk {
