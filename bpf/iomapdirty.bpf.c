@@ -62,7 +62,7 @@ const volatile __u32 simulate_clean_every = 0;
  * allocation, two or three cache misses); a set-associative table in an
  * array costs one or two cache misses: the verifier inlines the array
  * lookup, the seven ways' tags share one cache line, and a record is
- * claimed with one compare-and-swap and freed with one store.
+ * claimed with one compare-and-swap and freed with another.
  *
  * A set whose seven ways are taken puts further records in page_overflow
  * (a hash) and counts them in 'spilled', so a lookup that misses in the
