@@ -107,8 +107,8 @@ static int run_loop(struct session *s, const struct hist_args *a)
 		memset(&cur, 0, sizeof(cur));
 	}
 	/* summary: everything since attach, every context finished */
-	engine_flush(&s->engine, 0);
-	if (engine_snapshot(&s->engine, &cur) || emit(s, a, "summary", 0, &cur, &zero))
+	snapshot_free(&cur);
+	if (engine_summary(&s->engine, &cur) || emit(s, a, "summary", 0, &cur, &zero))
 		ret = EXIT_RUNTIME;
 	snapshot_free(&prev);
 	snapshot_free(&cur);

@@ -130,7 +130,7 @@ static int child_exit_code(int status)
 static int run_command(struct session *s, const struct run_args *a)
 {
 	struct report_ctx rc = { .plan = &s->plan, .target_dev = s->fs.dev };
-	struct snapshot cur, d, zero = {};
+	struct snapshot d;
 	int pipefd[2], status = 0, child_errno = 0, ret;
 	pid_t pid;
 
@@ -161,8 +161,7 @@ static int run_command(struct session *s, const struct run_args *a)
 	}
 	ret = child_exit_code(status);
 
-	engine_flush(&s->engine, 0);
-	if (engine_snapshot(&s->engine, &cur) || snapshot_delta(&cur, &zero, &d)) {
+	if (engine_summary(&s->engine, &d)) {
 		fprintf(stderr, "iomapdirty: reading the counters failed\n");
 		return EXIT_RUNTIME;
 	}
@@ -174,7 +173,6 @@ static int run_command(struct session *s, const struct run_args *a)
 	}
 	if (a->json_file && write_json_file(a->json_file, s, &d))
 		ret = ret ? ret : EXIT_RUNTIME;
-	snapshot_free(&cur);
 	snapshot_free(&d);
 	return ret;
 }

@@ -267,7 +267,7 @@ static int observe(struct session *s, const struct verify_args *a)
 {
 	static struct violation_entry vio[MAX_OFFENDERS];
 	struct bio_entry bios[MAX_BLOCKDEVS];
-	struct snapshot cur, d, zero = {};
+	struct snapshot d;
 	struct wa_stats t;
 	struct verdict v;
 	uint64_t pending;
@@ -279,8 +279,7 @@ static int observe(struct session *s, const struct verify_args *a)
 	else
 		while (!session_exiting)
 			session_sleep(3600);
-	engine_flush(&s->engine, 0);
-	if (engine_snapshot(&s->engine, &cur) || snapshot_delta(&cur, &zero, &d)) {
+	if (engine_summary(&s->engine, &d)) {
 		fprintf(stderr, "iomapdirty: reading the counters failed\n");
 		return VERIFY_ERROR;
 	}
@@ -293,7 +292,6 @@ static int observe(struct session *s, const struct verify_args *a)
 		json_report(s, &d, bios, nbios, vio, nvio, pending, a, &v);
 	else
 		text_report(s, &d, bios, nbios, vio, nvio, pending, a, &v);
-	snapshot_free(&cur);
 	snapshot_free(&d);
 	return v.code;
 }

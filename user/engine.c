@@ -200,6 +200,19 @@ void engine_close(struct engine *e)
 	}
 }
 
+int engine_summary(struct engine *e, struct snapshot *d)
+{
+	struct snapshot cur = {}, zero = {};
+	int ret;
+
+	engine_flush(e, 0);
+	ret = engine_snapshot(e, &cur);
+	if (!ret)
+		ret = snapshot_delta(&cur, &zero, d);
+	snapshot_free(&cur);
+	return ret;
+}
+
 uint32_t engine_max_pages(const struct engine *e)
 {
 	return e->opts.max_pages ? e->opts.max_pages : DEFAULT_MAX_PAGES;

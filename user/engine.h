@@ -55,6 +55,11 @@ void engine_close(struct engine *e);
 /* Finishes folio contexts idle for longer than idle_ns (tracepoint mode). */
 int engine_flush(struct engine *e, uint64_t idle_ns);
 int engine_snapshot(struct engine *e, struct snapshot *s);
+/*
+ * The final reading, for summaries: every folio context finished (a flush
+ * with no idle threshold), everything since attach (d = now - zero).
+ */
+int engine_summary(struct engine *e, struct snapshot *d);
 uint32_t engine_max_pages(const struct engine *e);
 
 /* Where a file is: "MOUNT/dir/name", and whether that still holds. */
