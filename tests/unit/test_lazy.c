@@ -18,13 +18,7 @@ static const char *const fixtures[] = {
 	"family-c-6.12.facts", "family-d-6.18-this-machine.facts",
 };
 
-static const char clone_facts[] =
-	"btf 1\ntype iomap_folio_state 1\nkprobe_pmu 1\n"
-	"func iomap_write_end ksym=0 clone_only=1 traceable=1 btf=1 ret=bool "
-	"args=iomap_iter*,size_t,size_t,folio*\n"
-	"func iomap_writeback_folio ksym=1 traceable=1 btf=1 ret=int "
-	"args=iomap_writepage_ctx*,folio*\n"
-	"tp iomap_add_to_ioend btf=1 ret=void args=inode*,u64,unsigned_int,iomap*\n";
+static const char clone_facts[] = UNIT_CLONE_ONLY_FACTS;
 
 static char ksyms_path[] = "/tmp/iomapdirty-test-kallsyms.XXXXXX";
 static char ftrace_path[] = "/tmp/iomapdirty-test-ftrace.XXXXXX";
@@ -197,6 +191,16 @@ static void set_tp_btf(struct kfacts *f, const char *tp, enum trial t, const cha
 	}
 }
 
+/* This machine's facts, trials run as a session would, with one tp_btf outcome. */
+static int this_machine_with_trial(struct kfacts *f, enum trial t, const char *res)
+{
+	if (load("family-d-6.18-this-machine.facts", f))
+		return -1;
+	f->trials = TRIALS_LAZY;
+	set_tp_btf(f, "xfs_file_buffered_write", t, res);
+	return 0;
+}
+
 static void tp_btf_shared(void)
 {
 	const struct tp_fact *tp;
@@ -206,10 +210,8 @@ static void tp_btf_shared(void)
 	FILE *fp;
 
 	/* one trial passed: every tracepoint hook gets its tp_btf program */
-	if (load("family-d-6.18-this-machine.facts", &f))
+	if (this_machine_with_trial(&f, TRIAL_OK, "ok"))
 		return;
-	f.trials = TRIALS_LAZY;
-	set_tp_btf(&f, "xfs_file_buffered_write", TRIAL_OK, "ok");
 	CHECK(plan_build(&f, MODE_AUTO, &p) == 0, "tp_btf ok: plan is complete");
 	CHECK_STR(p.hooks[HOOK_WRITE].program, "btf_xfs_buffered_write", "tp_btf ok: write");
 	CHECK_STR(p.hooks[HOOK_WB_BEGIN].program, "btf_wb_folio", "tp_btf ok: writeback");
@@ -233,10 +235,8 @@ static void tp_btf_shared(void)
 	CHECK(same_choices(&p, &q), "tp_btf ok: written facts plan the same");
 
 	/* one trial refused: raw_tp everywhere, each rejection naming it */
-	if (load("family-d-6.18-this-machine.facts", &f))
+	if (this_machine_with_trial(&f, TRIAL_FAILED, "EPERM"))
 		return;
-	f.trials = TRIALS_LAZY;
-	set_tp_btf(&f, "xfs_file_buffered_write", TRIAL_FAILED, "EPERM");
 	CHECK(plan_build(&f, MODE_AUTO, &p) == 0, "tp_btf refused: plan is complete");
 	CHECK_STR(p.hooks[HOOK_WB_BEGIN].program, "tp_wb_folio", "tp_btf refused: raw_tp writeback");
 	CHECK_STR(p.hooks[HOOK_SUBMIT].program, "tp_submit_range", "tp_btf refused: raw_tp submit");

@@ -146,13 +146,7 @@ static void odd_kernels(void)
 	struct plan p;
 	char err[256];
 	FILE *fp;
-	static const char clone[] =
-		"btf 1\ntype iomap_folio_state 1\nkprobe_pmu 1\n"
-		"func iomap_write_end ksym=0 clone_only=1 traceable=1 btf=1 ret=bool "
-		"args=iomap_iter*,size_t,size_t,folio*\n"
-		"func iomap_writeback_folio ksym=1 traceable=1 btf=1 ret=int "
-		"args=iomap_writepage_ctx*,folio*\n"
-		"tp iomap_add_to_ioend btf=1 ret=void args=inode*,u64,unsigned_int,iomap*\n";
+	static const char clone[] = UNIT_CLONE_ONLY_FACTS;
 	static const char odd_proto[] =
 		"btf 1\ntype iomap_folio_state 1\n"
 		"func iomap_write_end ksym=1 traceable=1 btf=1 ret=bool args=iomap_iter*,size_t\n"

@@ -53,4 +53,16 @@ static int unit_failures;
 
 #define UNIT_EXIT() return unit_failures ? 1 : 0
 
+/*
+ * Facts of a kernel whose iomap_write_end exists only as a compiler clone
+ * (.isra: no fentry, no kprobe by name): shared by test_plan and test_lazy.
+ */
+#define UNIT_CLONE_ONLY_FACTS						\
+	"btf 1\ntype iomap_folio_state 1\nkprobe_pmu 1\n"		\
+	"func iomap_write_end ksym=0 clone_only=1 traceable=1 btf=1 ret=bool " \
+	"args=iomap_iter*,size_t,size_t,folio*\n"			\
+	"func iomap_writeback_folio ksym=1 traceable=1 btf=1 ret=int "	\
+	"args=iomap_writepage_ctx*,folio*\n"				\
+	"tp iomap_add_to_ioend btf=1 ret=void args=inode*,u64,unsigned_int,iomap*\n"
+
 #endif
