@@ -60,65 +60,70 @@ static void size_page_records(struct iomapdirty_bpf *skel, uint32_t max_pages)
 	bpf_map__set_max_entries(skel->maps.page_overflow, max_pages / 8);
 }
 
-/* Turns off every program the plan did not choose; retargets the rest. */
+/* The plan's program for a hook, if it attaches one (verify-only: bios). */
+static const struct prog_def *hook_prog(const struct plan *p, enum hook i, bool verify)
+{
+	const struct hook_plan *h = &p->hooks[i];
+
+	if (!h->chosen || !h->prog || h->prog->kind == PROG_USER ||
+	    (i == HOOK_BIO && !verify))
+		return NULL;
+	return h->prog;
+}
+
+/*
+ * Loads only the programs the plan chose, and flush_idle (run by user
+ * space in every plan: engine_flush); binds the fentry, fexit and tp_btf
+ * ones to their targets, which they need at load.
+ */
 static int select_programs(struct iomapdirty_bpf *skel, const struct plan *p,
 			   bool verify, char *err, size_t errlen)
 {
 	struct bpf_program *prog;
 
-	bpf_object__for_each_program(prog, skel->obj) {
-		const char *name = bpf_program__name(prog);
-		const struct hook_plan *h = NULL;
+	bpf_object__for_each_program(prog, skel->obj)
+		bpf_program__set_autoload(prog, prog == skel->progs.flush_idle);
+	for (int i = 0; i < NR_HOOKS; i++) {
+		const struct prog_def *d = hook_prog(p, i, verify);
 
-		for (int i = 0; i < NR_HOOKS; i++)
-			if (p->hooks[i].chosen && !strcmp(p->hooks[i].program, name))
-				h = &p->hooks[i];
-		/* flush_idle: run by user space in every plan (engine_flush) */
-		if (!strcmp(name, "flush_idle"))
+		if (!d)
 			continue;
-		if (!h || (h == &p->hooks[HOOK_BIO] && !verify)) {
-			bpf_program__set_autoload(prog, false);
-			continue;
+		prog = bpf_object__find_program_by_name(skel->obj, d->name);
+		if (!prog) {
+			snprintf(err, errlen, "program %s missing from the BPF object", d->name);
+			return -ENOENT;
 		}
-		/*
-		 * fentry and tp_btf programs are bound to their target at load
-		 * (tp_btf: the btf_trace_<target> typedef, found by libbpf).
-		 */
-		if (bpf_program__type(prog) == BPF_PROG_TYPE_TRACING &&
-		    bpf_program__set_attach_target(prog, 0, h->target)) {
-			snprintf(err, errlen, "cannot target %s with %s", h->target, name);
+		bpf_program__set_autoload(prog, true);
+		if ((d->kind == PROG_FENTRY || d->kind == PROG_FEXIT ||
+		     d->kind == PROG_TP_BTF) &&
+		    bpf_program__set_attach_target(prog, 0, p->hooks[i].target)) {
+			snprintf(err, errlen, "cannot target %s with %s",
+				 p->hooks[i].target, d->name);
 			return -EINVAL;
 		}
 	}
 	return 0;
 }
 
-static int attach_hook(struct engine *e, const struct hook_plan *h,
-		       char *err, size_t errlen)
+static int attach_hook(struct engine *e, enum hook i, char *err, size_t errlen)
 {
+	const struct prog_def *d = hook_prog(e->plan, i, e->opts.verify);
+	const struct hook_plan *h = &e->plan->hooks[i];
 	struct bpf_program *prog;
 	struct bpf_link *link;
 
-	if (!h->chosen || !h->program[0] || h->mech < 0)
-		return 0;	/* derived, or run by user space (flush) */
-	prog = bpf_object__find_program_by_name(e->skel->obj, h->program);
-	if (!prog) {
-		snprintf(err, errlen, "program %s missing from the BPF object", h->program);
-		return -ENOENT;
-	}
-	switch (h->mech) {
-	case MECH_FENTRY:
+	if (!d)
+		return 0;	/* not chosen, derived, or run by user space */
+	prog = bpf_object__find_program_by_name(e->skel->obj, d->name);
+	switch (d->kind) {
+	case PROG_FENTRY:
+	case PROG_FEXIT:
+	case PROG_TP_BTF:
 		link = bpf_program__attach_trace(prog);
 		break;
-	case MECH_TRACEPOINT:
-		if (bpf_program__type(prog) == BPF_PROG_TYPE_TRACING)	/* tp_btf */
-			link = bpf_program__attach_trace(prog);
-		else
-			link = bpf_program__attach_raw_tracepoint(prog, h->target);
-		break;
-	case MECH_KPROBE:
-		link = bpf_program__attach_kprobe(prog,
-				!strcmp(h->program, "kretprobe_wb_end"), h->target);
+	case PROG_KPROBE:
+	case PROG_KRETPROBE:
+		link = bpf_program__attach_kprobe(prog, prog_is_return(d->kind), h->target);
 		break;
 	default:
 		link = bpf_program__attach_raw_tracepoint(prog, h->target);
@@ -127,7 +132,7 @@ static int attach_hook(struct engine *e, const struct hook_plan *h,
 	if (!link) {
 		int ret = -errno;
 
-		snprintf(err, errlen, "attaching %s to %s %s failed: %s", h->program,
+		snprintf(err, errlen, "attaching %s to %s %s failed: %s", d->name,
 			 plan_mech_detail(h), h->target, strerror(-ret));
 		return ret;
 	}
@@ -171,9 +176,7 @@ int engine_open(struct engine *e, const struct plan *p,
 		goto fail;
 	}
 	for (int i = 0; i < NR_HOOKS; i++) {
-		if (i == HOOK_BIO && !o->verify)
-			continue;
-		ret = attach_hook(e, &p->hooks[i], err, errlen);
+		ret = attach_hook(e, i, err, errlen);
 		if (ret)
 			goto fail;
 	}
@@ -227,7 +230,7 @@ uint32_t engine_max_pages(const struct engine *e)
 int engine_flush(struct engine *e, uint64_t idle_ns)
 {
 	const struct hook_plan *h = &e->plan->hooks[HOOK_WB_END];
-	uint64_t args[2] = { idle_ns, (h->chosen && h->mech < 0) || idle_ns == 0 };
+	uint64_t args[2] = { idle_ns, (h->chosen && h->mech == MECH_DERIVED) || idle_ns == 0 };
 	LIBBPF_OPTS(bpf_test_run_opts, opts,
 		.ctx_in = args,
 		.ctx_size_in = sizeof(args));

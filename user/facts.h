@@ -36,7 +36,18 @@ enum trial { TRIAL_UNKNOWN = 0, TRIAL_OK, TRIAL_FAILED };
  * ALL read the symbols at once.
  */
 enum trial_policy { TRIALS_NONE, TRIALS_LAZY, TRIALS_ALL };
-enum mechanism { MECH_FENTRY, MECH_KPROBE, MECH_TRACEPOINT, NR_MECHS };
+enum mechanism {
+	MECH_FENTRY,		/* fentry/fexit */
+	MECH_KPROBE,		/* kprobe/kretprobe */
+	MECH_TRACEPOINT,	/* tp_btf or raw_tp */
+	NR_MECHS,
+	/*
+	 * A plan's hook with no probe of its own, measured from another
+	 * hook's data (the dirty bitmap at writeback; a flush run by user
+	 * space): never tried, never a mode.
+	 */
+	MECH_DERIVED = NR_MECHS,
+};
 
 struct proto_fact {
 	bool in_btf;

@@ -13,17 +13,6 @@
 #include "json.h"
 #include "plan.h"
 
-const char *const hook_names[NR_HOOKS] = {
-	[HOOK_WRITE] = "write",
-	[HOOK_WHOLE_DIRTY] = "whole_folio_dirty",
-	[HOOK_WB_BEGIN] = "writeback_begin",
-	[HOOK_WB_END] = "writeback_end",
-	[HOOK_SUBMIT] = "submit",
-	[HOOK_FOLIO_PTR] = "folio_pointer",
-	[HOOK_INVALIDATE] = "invalidate",
-	[HOOK_BIO] = "block_bio",
-};
-
 static void append(char *buf, size_t len, const char *fmt, ...)
 {
 	size_t n = strlen(buf);
@@ -59,28 +48,57 @@ static bool proto_is(const struct proto_fact *p, int n, ...)
 	return ok;
 }
 
-static void choose(struct hook_plan *h, int mech, const char *target,
-		   const char *program)
+static void reject_proto(struct hook_plan *h, int mech, const char *name)
 {
-	h->chosen = true;
-	h->mech = mech;
-	snprintf(h->target, sizeof(h->target), "%s", target);
-	snprintf(h->program, sizeof(h->program), "%s", program);
+	append(h->rejected, sizeof(h->rejected),
+	       "%s %s: prototype not one this tool knows", mech_names[mech], name);
 }
 
 /*
- * A tracepoint's program: tp_btf ("btf_" + base: arguments typed by BTF,
- * fields read with plain loads) where the kernel takes it, else raw_tp
- * ("tp_" + base: every field a probe read). The counts are the same.
+ * Takes the program prog_table has for this hook, kind and variant; false
+ * (and the candidate rejected) if there is none: then the BPF object has
+ * no program for this kernel's variant.
  */
-static void choose_tp(struct kfacts *f, struct plan *p, struct hook_plan *h,
-		      const char *tp, const char *base)
+static bool choose(struct hook_plan *h, enum hook hook, enum prog_kind kind,
+		   int variant, const char *target)
 {
+	const struct prog_def *d = prog_find(hook, kind, variant);
+
+	if (!d) {
+		reject_proto(h, prog_mechanism(kind), target);
+		return false;
+	}
+	h->chosen = true;
+	h->mech = prog_mechanism(kind);
+	h->prog = d;
+	snprintf(h->target, sizeof(h->target), "%s", target);
+	return true;
+}
+
+/* A hook measured from another's data: no probe, maybe no program. */
+static void choose_derived(struct hook_plan *h, enum hook hook, const char *what)
+{
+	h->chosen = true;
+	h->mech = MECH_DERIVED;
+	h->prog = prog_find(hook, PROG_USER, PROG_ANY_VARIANT);
+	snprintf(h->target, sizeof(h->target), "%s", what);
+}
+
+/*
+ * A tracepoint's program: tp_btf (arguments typed by BTF, fields read
+ * with plain loads) where the kernel takes it, else raw_tp (every field a
+ * probe read). The counts are the same.
+ */
+static bool choose_tp(struct kfacts *f, struct plan *p, enum hook hook,
+		      const char *tp, int variant)
+{
+	struct hook_plan *h = &p->hooks[hook];
 	const struct tp_fact *tf = facts_tp(f, tp);
 	bool btf = false;
-	char prog[32];
 
-	if (p->mode == MODE_RAW_TP)
+	if (!prog_find(hook, PROG_TP_BTF, variant))
+		;	/* raw_tp only: nothing to try */
+	else if (p->mode == MODE_RAW_TP)
 		append(h->rejected, sizeof(h->rejected), "tp_btf %s: --mode raw_tp", tp);
 	else if (facts_tp_btf_trial(f, tp) == TRIAL_OK)
 		btf = true;
@@ -93,8 +111,7 @@ static void choose_tp(struct kfacts *f, struct plan *p, struct hook_plan *h,
 		       "failed (%s)", tp, tf->btf_trial_error);
 	else
 		append(h->rejected, sizeof(h->rejected), "tp_btf %s: not tried", tp);
-	snprintf(prog, sizeof(prog), "%s_%s", btf ? "btf" : "tp", base);
-	choose(h, MECH_TRACEPOINT, tp, prog);
+	return choose(h, hook, btf ? PROG_TP_BTF : PROG_RAW_TP, variant, tp);
 }
 
 /*
@@ -187,12 +204,6 @@ static bool tp_usable(const struct kfacts *f, const char *name, struct hook_plan
 	return true;
 }
 
-static void reject_proto(struct hook_plan *h, int mech, const char *name)
-{
-	append(h->rejected, sizeof(h->rejected),
-	       "%s %s: prototype not one this tool knows", mech_names[mech], name);
-}
-
 static bool mech_allowed(const struct plan *p, int mech)
 {
 	return p->mode == MODE_AUTO || p->mode == mech ||
@@ -230,9 +241,10 @@ static void plan_write(struct kfacts *f, struct plan *p)
 			continue;
 		}
 		p->write_end_ret_bool = !strcmp(pr->ret, "bool") || !strcmp(pr->ret, "_Bool");
-		choose(h, m, fn, m == MECH_KPROBE ? "kprobe_write_end" :
-		       p->write_end_proto == WRITE_END_POS ? "fexit_write_end_pos" :
-		       "fexit_write_end_iter");
+		/* fentry plans read the return value: fexit */
+		if (!choose(h, HOOK_WRITE, m == MECH_FENTRY ? PROG_FEXIT : PROG_KPROBE,
+			    p->write_end_proto, fn))
+			continue;
 		snprintf(h->note, sizeof(h->note), m == MECH_FENTRY ?
 			 "bytes committed per folio (fexit return value)" :
 			 "bytes copied per folio (short copies into non-uptodate "
@@ -242,8 +254,9 @@ static void plan_write(struct kfacts *f, struct plan *p)
 	if (mech_allowed(p, MECH_TRACEPOINT) && tp_usable(f, "xfs_file_buffered_write", h)) {
 		if (proto_is(&facts_tp(f, "xfs_file_buffered_write")->proto, 2,
 			     "kiocb*", "iov_iter*")) {
-			choose_tp(f, p, h, "xfs_file_buffered_write",
-				  "xfs_buffered_write");
+			if (!choose_tp(f, p, HOOK_WRITE, "xfs_file_buffered_write",
+				       PROG_ANY_VARIANT))
+				return;
 			snprintf(h->note, sizeof(h->note),
 				 "XFS only; bytes requested by each write(2), counted "
 				 "before the copy (a short write counts its request)");
@@ -253,10 +266,13 @@ static void plan_write(struct kfacts *f, struct plan *p)
 	}
 }
 
-/* Which argument of a writeback function is the folio (or head page). */
+/*
+ * Which argument of a writeback function is the folio (or head page);
+ * prog_table says which positions the BPF programs can read.
+ */
 static int folio_arg(const struct proto_fact *pr)
 {
-	for (int i = 0; i < pr->nr_args && i < 4; i++)
+	for (int i = 0; i < pr->nr_args; i++)
 		if (!strcmp(pr->args[i], "folio*") || !strcmp(pr->args[i], "page*"))
 			return i;
 	return -1;
@@ -284,17 +300,12 @@ static void plan_writeback(struct kfacts *f, struct plan *p)
 				reject_proto(b, m, funcs[i]);
 				continue;
 			}
+			if (!choose(b, HOOK_WB_BEGIN, m == MECH_FENTRY ? PROG_FENTRY :
+				    PROG_KPROBE, arg, funcs[i]))
+				continue;
+			choose(e, HOOK_WB_END, m == MECH_FENTRY ? PROG_FEXIT : PROG_KRETPROBE,
+			       PROG_ANY_VARIANT, funcs[i]);
 			p->wb_folio_arg = arg;
-			if (m == MECH_FENTRY) {
-				char prog[32];
-
-				snprintf(prog, sizeof(prog), "fentry_wb_begin_a%d", arg);
-				choose(b, m, funcs[i], prog);
-			} else {
-				choose(b, m, funcs[i], "kprobe_wb_begin");
-			}
-			choose(e, m, funcs[i], m == MECH_FENTRY ? "fexit_wb_end" :
-			       "kretprobe_wb_end");
 			snprintf(b->note, sizeof(b->note),
 				 "folio pointer from argument %d", arg);
 			snprintf(e->note, sizeof(e->note), "%s return",
@@ -311,10 +322,11 @@ static void plan_writeback(struct kfacts *f, struct plan *p)
 			reject_proto(b, MECH_TRACEPOINT, tps[i]);
 			continue;
 		}
-		choose_tp(f, p, b, tps[i], "wb_folio");
+		if (!choose_tp(f, p, HOOK_WB_BEGIN, tps[i], PROG_ANY_VARIANT))
+			continue;
 		snprintf(b->note, sizeof(b->note),
 			 "folio pointer learnt when the folio was dirtied");
-		choose(e, -1, "(none)", "flush_idle");
+		choose_derived(e, HOOK_WB_END, "(none)");
 		snprintf(e->note, sizeof(e->note),
 			 "no end event: a folio is finished by its thread's next "
 			 "folio, or by a flush of contexts idle for 50 ms");
@@ -336,17 +348,17 @@ static void plan_submit(struct kfacts *f, struct plan *p)
 		pr = &facts_tp(f, tps[i])->proto;
 		if (proto_is(pr, 4, "inode*", "u64", "unsigned_int", "iomap*")) {
 			p->submit_proto = SUBMIT_RANGE;
-			choose_tp(f, p, h, tps[i], "submit_range");
 			snprintf(h->note, sizeof(h->note),
 				 "ranges, trimmed to the mapping as the kernel does");
 		} else if (proto_is(pr, 2, "inode*", "iomap*")) {
 			p->submit_proto = SUBMIT_PER_BLOCK;
-			choose_tp(f, p, h, tps[i], "submit_block");
 			snprintf(h->note, sizeof(h->note), "one block per event");
 		} else {
 			reject_proto(h, MECH_TRACEPOINT, tps[i]);
 			continue;
 		}
+		if (!choose_tp(f, p, HOOK_SUBMIT, tps[i], p->submit_proto))
+			continue;
 		if (!mech_allowed(p, MECH_TRACEPOINT))
 			append(h->note, sizeof(h->note), "tracepoint in every mode: "
 			       "iomap_add_to_ioend's prototype differs between kernels "
@@ -358,7 +370,6 @@ static void plan_submit(struct kfacts *f, struct plan *p)
 static void plan_whole_dirty(struct kfacts *f, struct plan *p)
 {
 	struct hook_plan *h = &p->hooks[HOOK_WHOLE_DIRTY];
-	static const char *const progs[] = { "fentry_dirty_folio", "kprobe_dirty_folio" };
 	const char *fn = "iomap_dirty_folio";
 
 	for (int m = MECH_FENTRY; m <= MECH_KPROBE; m++) {
@@ -368,11 +379,12 @@ static void plan_whole_dirty(struct kfacts *f, struct plan *p)
 			reject_proto(h, m, fn);
 			continue;
 		}
-		choose(h, m, fn, progs[m]);
-		return;
+		if (choose(h, HOOK_WHOLE_DIRTY, m == MECH_FENTRY ? PROG_FENTRY :
+			   PROG_KPROBE, PROG_ANY_VARIANT, fn))
+			return;
 	}
 	if (p->bitmap != BITMAP_NONE && p->hooks[HOOK_WB_BEGIN].chosen) {
-		choose(h, -1, "dirty bitmap at writeback", "");
+		choose_derived(h, HOOK_WHOLE_DIRTY, "dirty bitmap at writeback");
 		snprintf(h->note, sizeof(h->note),
 			 "blocks dirty in the kernel's bitmap but not written by a "
 			 "seen write(2) are counted as other_dirty_blocks");
@@ -386,11 +398,13 @@ static void plan_helpers(struct kfacts *f, struct plan *p)
 {
 	struct hook_plan *h = &p->hooks[HOOK_FOLIO_PTR];
 
-	if (p->hooks[HOOK_WB_BEGIN].mech == MECH_TRACEPOINT && p->bitmap != BITMAP_NONE) {
+	if (p->hooks[HOOK_WB_BEGIN].chosen && p->hooks[HOOK_WB_BEGIN].mech == MECH_TRACEPOINT &&
+	    p->bitmap != BITMAP_NONE) {
 		if (tp_usable(f, "writeback_dirty_folio", h) &&
 		    proto_is(&facts_tp(f, "writeback_dirty_folio")->proto, 2,
 			     "folio*", "address_space*"))
-			choose_tp(f, p, h, "writeback_dirty_folio", "dirty_folio");
+			choose_tp(f, p, HOOK_FOLIO_PTR, "writeback_dirty_folio",
+				  PROG_ANY_VARIANT);
 		else
 			snprintf(h->note, sizeof(h->note), "kernel dirty bitmap not read");
 	}
@@ -398,7 +412,7 @@ static void plan_helpers(struct kfacts *f, struct plan *p)
 	if (tp_usable(f, "iomap_invalidate_folio", h) &&
 	    proto_is(&facts_tp(f, "iomap_invalidate_folio")->proto, 3,
 		     "inode*", "loff_t", "u64"))
-		choose(h, MECH_TRACEPOINT, "iomap_invalidate_folio", "tp_invalidate");
+		choose_tp(f, p, HOOK_INVALIDATE, "iomap_invalidate_folio", PROG_ANY_VARIANT);
 	else
 		snprintf(h->note, sizeof(h->note), "records of truncated dirty pages "
 			 "stay until their map slots are needed");
@@ -409,7 +423,7 @@ static void plan_helpers(struct kfacts *f, struct plan *p)
 			 "per-block submit tracepoint has no file offset");
 	} else if (tp_usable(f, "block_bio_queue", h) &&
 		   proto_is(&facts_tp(f, "block_bio_queue")->proto, 1, "bio*")) {
-		choose(h, MECH_TRACEPOINT, "block_bio_queue", "tp_bio_queue");
+		choose_tp(f, p, HOOK_BIO, "block_bio_queue", PROG_ANY_VARIANT);
 		snprintf(h->note, sizeof(h->note), "verify only: write bios matched "
 			 "to submitted blocks by physical address");
 	}
@@ -456,8 +470,6 @@ int plan_build(struct kfacts *f, int mode, struct plan *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->mode = mode;
-	for (int i = 0; i < NR_HOOKS; i++)
-		p->hooks[i].mech = -1;
 	classify(f, p);
 	if (!f->has_btf) {
 		snprintf(p->error, sizeof(p->error), "the kernel has no BTF "
@@ -498,16 +510,16 @@ int plan_mode_parse(const char *s)
 	return -2;
 }
 
-static const char *mech_label(int mech)
+static const char *mech_label(enum mechanism mech)
 {
-	return mech < 0 ? "derived" : mech_names[mech];
+	return mech == MECH_DERIVED ? "derived" : mech_names[mech];
 }
 
 /* What text output shows: tracepoints say which program type. */
 const char *plan_mech_detail(const struct hook_plan *h)
 {
 	if (h->mech == MECH_TRACEPOINT)
-		return !strncmp(h->program, "btf_", 4) ? "tp_btf" : "raw_tp";
+		return prog_kind_names[h->prog->kind];
 	return mech_label(h->mech);
 }
 
@@ -569,8 +581,8 @@ void plan_write_json(const struct plan *p, struct json *j)
 			json_null(j);
 		/* the BPF program, and for tracepoints its type */
 		json_key(j, "program");
-		if (h->chosen && h->program[0])
-			json_string(j, h->program);
+		if (h->chosen && h->prog)
+			json_string(j, h->prog->name);
 		else
 			json_null(j);
 		json_key(j, "program_type");

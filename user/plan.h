@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The attach plan: for each hook, the mechanism and kernel target chosen
- * from facts (facts.h), or why none could be. Pure: the same facts give
- * the same plan, so plans for every kernel family are unit-tested from
- * recorded facts.
+ * The attach plan: for each hook, the mechanism, kernel target and BPF
+ * program (programs.h) chosen from facts (facts.h), or why none could be.
+ * The same facts give the same plan, so plans for every kernel family are
+ * unit-tested from recorded facts. Not pure: on a session's lazy facts
+ * (TRIALS_LAZY) planning makes the trial attaches and reads the symbols
+ * it needs as it goes; facts from a file make none.
  */
 #ifndef IOMAPDIRTY_PLAN_H
 #define IOMAPDIRTY_PLAN_H
@@ -11,20 +13,9 @@
 #include <stdbool.h>
 #include "facts.h"
 #include "iomapdirty.h"
+#include "programs.h"
 
 struct json;
-
-enum hook {
-	HOOK_WRITE,		/* bytes the application wrote */
-	HOOK_WHOLE_DIRTY,	/* folios dirtied whole (mmap) */
-	HOOK_WB_BEGIN,		/* one folio's writeback starts */
-	HOOK_WB_END,		/* ... and ends */
-	HOOK_SUBMIT,		/* ranges submitted to the device */
-	HOOK_FOLIO_PTR,		/* tracepoint mode: learn folio pointers */
-	HOOK_INVALIDATE,	/* dirty data thrown away: forget records */
-	HOOK_BIO,		/* verify: write bios at the block layer */
-	NR_HOOKS,
-};
 
 #define MODE_AUTO	(-1)
 #define MODE_RAW_TP	NR_MECHS	/* tracepoints with raw_tp programs only */
@@ -32,9 +23,9 @@ enum hook {
 struct hook_plan {
 	bool chosen;
 	bool required;
-	int mech;		/* enum mechanism; -1 when derived */
+	enum mechanism mech;	/* when chosen; MECH_DERIVED: no probe of its own */
 	char target[FACT_NAME_LEN];	/* kernel function or tracepoint */
-	char program[32];		/* BPF program in the skeleton, "" if none */
+	const struct prog_def *prog;	/* its row in prog_table, NULL if none */
 	char note[200];			/* what this choice means for the numbers */
 	char rejected[512];		/* candidates not taken, and why */
 };
@@ -53,8 +44,6 @@ struct plan {
 	bool ok;			/* every required hook has a target */
 	char error[256];
 };
-
-extern const char *const hook_names[NR_HOOKS];
 
 /* May make lazy trial attaches (facts_func_trial), hence not const. */
 int plan_build(struct kfacts *f, int mode, struct plan *p);

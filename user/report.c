@@ -201,7 +201,7 @@ static bool plan_has_bitmap(void)
 static bool plan_hooks_whole_dirty(void)
 {
 	return !measured_by || (measured_by->hooks[HOOK_WHOLE_DIRTY].chosen &&
-				measured_by->hooks[HOOK_WHOLE_DIRTY].mech >= 0);
+				measured_by->hooks[HOOK_WHOLE_DIRTY].mech != MECH_DERIVED);
 }
 
 static void kv_measured(struct json *j, const char *key, uint64_t v, bool measured)

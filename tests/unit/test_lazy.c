@@ -90,6 +90,11 @@ static void make_lazy(struct kfacts *f)
 	f->ftrace_path = traceable_known ? ftrace_path : "/nonexistent/available_filter_functions";
 }
 
+static const char *prog_name(const struct hook_plan *h)
+{
+	return h->prog ? h->prog->name : "(none)";
+}
+
 static bool same_choices(const struct plan *a, const struct plan *b)
 {
 	if (a->ok != b->ok || a->family != b->family || a->bitmap != b->bitmap ||
@@ -102,7 +107,7 @@ static bool same_choices(const struct plan *a, const struct plan *b)
 
 		if (x->chosen != y->chosen || x->required != y->required ||
 		    x->mech != y->mech || strcmp(x->target, y->target) ||
-		    strcmp(x->program, y->program) || strcmp(x->note, y->note))
+		    x->prog != y->prog || strcmp(x->note, y->note))
 			return false;
 	}
 	return true;
@@ -213,10 +218,10 @@ static void tp_btf_shared(void)
 	if (this_machine_with_trial(&f, TRIAL_OK, "ok"))
 		return;
 	CHECK(plan_build(&f, MODE_AUTO, &p) == 0, "tp_btf ok: plan is complete");
-	CHECK_STR(p.hooks[HOOK_WRITE].program, "btf_xfs_buffered_write", "tp_btf ok: write");
-	CHECK_STR(p.hooks[HOOK_WB_BEGIN].program, "btf_wb_folio", "tp_btf ok: writeback");
-	CHECK_STR(p.hooks[HOOK_SUBMIT].program, "btf_submit_range", "tp_btf ok: submit");
-	CHECK_STR(p.hooks[HOOK_FOLIO_PTR].program, "btf_dirty_folio", "tp_btf ok: folio pointers");
+	CHECK_STR(prog_name(&p.hooks[HOOK_WRITE]), "btf_xfs_buffered_write", "tp_btf ok: write");
+	CHECK_STR(prog_name(&p.hooks[HOOK_WB_BEGIN]), "btf_wb_folio", "tp_btf ok: writeback");
+	CHECK_STR(prog_name(&p.hooks[HOOK_SUBMIT]), "btf_submit_range", "tp_btf ok: submit");
+	CHECK_STR(prog_name(&p.hooks[HOOK_FOLIO_PTR]), "btf_dirty_folio", "tp_btf ok: folio pointers");
 	tp = facts_tp(&f, "iomap_add_to_ioend");
 	CHECK(tp->btf_trial == TRIAL_OK && tp->btf_trial_shared &&
 	      !strcmp(tp->btf_trial_error, "ok"), "tp_btf ok: the outcome is recorded as shared");
@@ -238,8 +243,8 @@ static void tp_btf_shared(void)
 	if (this_machine_with_trial(&f, TRIAL_FAILED, "EPERM"))
 		return;
 	CHECK(plan_build(&f, MODE_AUTO, &p) == 0, "tp_btf refused: plan is complete");
-	CHECK_STR(p.hooks[HOOK_WB_BEGIN].program, "tp_wb_folio", "tp_btf refused: raw_tp writeback");
-	CHECK_STR(p.hooks[HOOK_SUBMIT].program, "tp_submit_range", "tp_btf refused: raw_tp submit");
+	CHECK_STR(prog_name(&p.hooks[HOOK_WB_BEGIN]), "tp_wb_folio", "tp_btf refused: raw_tp writeback");
+	CHECK_STR(prog_name(&p.hooks[HOOK_SUBMIT]), "tp_submit_range", "tp_btf refused: raw_tp submit");
 	CHECK(strstr(p.hooks[HOOK_SUBMIT].rejected, "tp_btf iomap_add_to_ioend: trial attach "
 		     "to xfs_file_buffered_write failed (EPERM)") != NULL,
 	      "tp_btf refused: the rejection names the tracepoint tried");

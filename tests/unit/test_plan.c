@@ -37,7 +37,7 @@ static const char *mech(const struct plan *p, enum hook h)
 {
 	if (!p->hooks[h].chosen)
 		return "(none)";
-	return p->hooks[h].mech < 0 ? "derived" : mech_names[p->hooks[h].mech];
+	return p->hooks[h].mech == MECH_DERIVED ? "derived" : mech_names[p->hooks[h].mech];
 }
 
 static void family_a(void)
