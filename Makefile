@@ -45,9 +45,19 @@ $(OUTPUT)/iomapdirty.skel.h: $(OUTPUT)/iomapdirty.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
-$(OUTPUT)/%.o: user/%.c $(wildcard user/*.h) include/*.h $(OUTPUT)/iomapdirty.skel.h | $(OUTPUT)
+# Headers: each object and unit test depends on the ones it includes
+# (-MMD: .output/*.d; tests/run.sh runs .output/tests/test_*, so the
+# tests' go beside the objects'). The skeleton is generated, so the files that include it wait
+# for it by name; the others neither wait for nor rebuild with the BPF side.
+SKEL_USERS := $(patsubst user/%.c,$(OUTPUT)/%.o,$(shell grep -l iomapdirty.skel.h user/*.c)) \
+	$(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(shell grep -l iomapdirty.skel.h tests/unit/*.c))
+$(SKEL_USERS): $(OUTPUT)/iomapdirty.skel.h
+
+$(OUTPUT)/%.o: user/%.c | $(OUTPUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) -MMD -MP $(INCLUDES) -c $< -o $@
+
+-include $(wildcard $(OUTPUT)/*.d)
 
 iomapdirty: $(OUTPUT)/main.o $(USER_OBJS)
 	$(call msg,BINARY,$@)
@@ -68,9 +78,10 @@ tests/e2e/workload.static: $(E2E_SRCS) $(wildcard tests/e2e/*.h)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) -O2 -g -Wall -Wextra -std=gnu11 -static $(E2E_SRCS) -o $@
 
-$(OUTPUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(USER_OBJS) | $(OUTPUT)/tests
+$(OUTPUT)/tests/%: tests/unit/%.c $(USER_OBJS) | $(OUTPUT)/tests
 	$(call msg,TEST,$@)
-	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Itests/unit $< $(USER_OBJS) $(LIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -MF $(OUTPUT)/$*.test.d $(INCLUDES) -Itests/unit \
+		$< $(USER_OBJS) $(LIBS) -o $@
 
 unit-bins: $(UNIT_TESTS)
 

@@ -4,26 +4,21 @@
  * interval, and a summary of the whole run on exit (count reached,
  * SIGINT or SIGTERM).
  */
-#include <string.h>
 #include <unistd.h>
 #include "commands.h"
 #include "exitcodes.h"
 #include "report.h"
-
-/* In tracepoint mode a folio context idle this long is finished. */
+#include "sampler.h"
 
 struct hist_args {
 	struct session_opts so;
-	double interval;
-	unsigned long long count;
+	struct sampling sampling;
 	bool json;
 };
 
 enum { OPT_JSON = 0x300 };
 
 static const struct argp_option hist_options[] = {
-	{ "interval", 'i', "SECONDS", 0, "Report every SECONDS (default 1)", 0 },
-	{ "count", 'c', "COUNT", 0, "Stop after COUNT reports (default: until signalled)", 0 },
 	{ "json", OPT_JSON, NULL, 0, "JSON Lines output (schema iomapdirty/1)", 0 },
 	{},
 };
@@ -33,23 +28,8 @@ static error_t hist_parse(int key, char *arg, struct argp_state *state)
 	struct hist_args *a = state->input;
 
 	switch (key) {
-	case 'i':
-		if (parse_seconds(arg, &a->interval))
-			argp_error(state, "--interval wants seconds from 0.01 to 86400, "
-				   "got '%s'", arg);
-		break;
-	case 'c':
-		if (parse_u64(arg, 1, 1ull << 40, &a->count))
-			argp_error(state, "--count wants a positive number, got '%s'", arg);
-		break;
 	case OPT_JSON:
 		a->json = true;
-		break;
-	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &a->so;
-		break;
-	case ARGP_KEY_ARG:
-		argp_error(state, "unexpected argument '%s'", arg);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -57,80 +37,60 @@ static error_t hist_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static int emit(struct session *s, const struct hist_args *a, const char *type,
-		int n, const struct snapshot *cur, const struct snapshot *prev)
+static void emit(struct session *s, const struct hist_args *a, const char *type,
+		 int n, const struct snapshot *d)
 {
-	struct report_ctx rc = {
-		.plan = &s->plan,
-		.target_dev = s->fs.dev,
-		.max_pages = engine_max_pages(&s->engine),
-	};
-	struct snapshot d;
 	char title[64];
 
-	if (snapshot_delta(cur, prev, &d))
-		return -1;
 	if (a->json) {
-		report_json(stdout, type, n, &d, &rc);
+		report_json(stdout, type, n, d, &s->report);
 	} else {
 		snprintf(title, sizeof(title), n > 0 ? "interval %d" : "summary", n);
-		report_text(stdout, title, &d, &rc);
+		report_text(stdout, title, d, &s->report);
 	}
-	snapshot_free(&d);
-	return 0;
 }
 
-static int run_loop(struct session *s, const struct hist_args *a)
+static int run_hist(struct session *s, void *args)
 {
-	struct snapshot prev = {}, cur = {}, zero = {};
-	unsigned long long n = 0;
+	const struct hist_args *a = args;
+	struct sampler sm = { .engine = &s->engine, .o = a->sampling };
+	struct snapshot d;
 	int ret = EXIT_OK;
 
-	if (!a->json) {
-		struct report_ctx rc = { .plan = &s->plan, .target_dev = s->fs.dev };
-
-		report_header_text(stdout, &rc);
-	}
+	if (!a->json)
+		report_header_text(stdout, &s->report);
 	fprintf(stderr, "iomapdirty: ready (pid %d)\n", getpid());
-	while (!session_exiting && (!a->count || n < a->count)) {
-		session_sleep(a->interval);
-		if (session_exiting)
-			break;
-		engine_flush(&s->engine, ENGINE_FLUSH_IDLE_NS);
-		if (engine_snapshot(&s->engine, &cur) ||
-		    emit(s, a, "interval", (int)++n, &cur, &prev)) {
+	while (sampler_wait(&sm)) {
+		if (sampler_read(&sm, ENGINE_FLUSH_IDLE_NS) || sampler_delta(&sm, false, &d)) {
 			ret = EXIT_RUNTIME;
 			break;
 		}
-		snapshot_free(&prev);
-		prev = cur;
-		memset(&cur, 0, sizeof(cur));
+		emit(s, a, "interval", (int)sm.n, &d);
+		snapshot_free(&d);
 	}
+	sampler_free(&sm);
 	/* summary: everything since attach, every context finished */
-	snapshot_free(&cur);
-	if (engine_summary(&s->engine, &cur) || emit(s, a, "summary", 0, &cur, &zero))
-		ret = EXIT_RUNTIME;
-	snapshot_free(&prev);
-	snapshot_free(&cur);
+	if (engine_summary(&s->engine, &d))
+		return EXIT_RUNTIME;
+	emit(s, a, "summary", 0, &d);
+	snapshot_free(&d);
 	return ret;
 }
 
-int cmd_hist(int argc, char **argv)
-{
-	static const struct argp argp = {
-		hist_options, hist_parse, NULL,
-		"Live histograms of per-folio write amplification.", filter_children, NULL, NULL,
-	};
-	struct hist_args a = { .interval = 1.0, .so.mode = MODE_AUTO };
-	struct session s;
-	int ret;
+static struct hist_args hist_args = {
+	.so.mode = MODE_AUTO,
+	.sampling.interval = 1.0,
+};
 
-	filter_opts_target = &a.so;
-	argp_parse(&argp, argc, argv, 0, NULL, &a);
-	session_install_signals();
-	ret = session_start(&s, &a.so);
-	if (ret == EXIT_OK)
-		ret = run_loop(&s, &a);
-	session_stop(&s);
-	return ret;
-}
+static const struct argp hist_argp = { .options = hist_options, .parser = hist_parse };
+
+const struct command hist_command = {
+	.name = "hist",
+	.help = "live write-amplification histograms",
+	.doc = "Live histograms of per-folio write amplification.",
+	.argp = &hist_argp,
+	.args = &hist_args,
+	.session = &hist_args.so,
+	.sampling = &hist_args.sampling,
+	.run = run_hist,
+};

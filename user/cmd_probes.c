@@ -43,9 +43,6 @@ static error_t probes_parse(int key, char *arg, struct argp_state *state)
 		if (a->mode == -2)
 			argp_error(state, "--mode wants auto, fentry, kprobe, tracepoint or raw_tp");
 		break;
-	case ARGP_KEY_ARG:
-		argp_error(state, "unexpected argument '%s'", arg);
-		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
@@ -80,30 +77,23 @@ static int load_facts(const struct probes_args *a, struct kfacts *f)
 	return EXIT_OK;
 }
 
-int cmd_probes(int argc, char **argv)
+static int run_probes(struct session *unused, void *args)
 {
-	static const struct argp argp = {
-		probes_options, probes_parse, NULL,
-		"Show which probes iomapdirty attaches on this kernel, and why.",
-		NULL, NULL, NULL,
-	};
-	struct probes_args a = { .mode = MODE_AUTO };
+	const struct probes_args *a = args;
 	struct kfacts facts;
 	struct plan plan;
 	int ret;
 
-	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
-		return EXIT_USAGE;
-	ret = load_facts(&a, &facts);
+	ret = load_facts(a, &facts);
 	if (ret)
 		return ret;
-	if (a.dump_facts) {
+	if (a->dump_facts) {
 		facts_write(&facts, stdout);
 		return EXIT_OK;
 	}
-	plan_build(&facts, a.mode, &plan);
+	plan_build(&facts, a->mode, &plan);
 	facts_release(&facts);
-	if (a.json) {
+	if (a->json) {
 		struct json j;
 
 		json_init(&j, stdout);
@@ -111,12 +101,12 @@ int cmd_probes(int argc, char **argv)
 		json_kv_string(&j, "schema", "iomapdirty/1");
 		json_kv_string(&j, "type", "plan");
 		json_kv_string(&j, "kernel_release", facts.release);
-		json_kv_string(&j, "facts", a.facts_file ? a.facts_file : "live");
+		json_kv_string(&j, "facts", a->facts_file ? a->facts_file : "live");
 		json_key(&j, "plan");
 		plan_write_json(&plan, &j);
 		json_object_end(&j);
 	} else {
-		printf("kernel: %s (%s)\n", facts.release, a.facts_file ? a.facts_file :
+		printf("kernel: %s (%s)\n", facts.release, a->facts_file ? a->facts_file :
 		       "live facts and trial attaches");
 		plan_print_text(&plan, stdout);
 	}
@@ -124,3 +114,17 @@ int cmd_probes(int argc, char **argv)
 		fprintf(stderr, "iomapdirty: %s\n", plan.error);
 	return plan.ok ? EXIT_OK : EXIT_UNSUPPORTED;
 }
+
+static struct probes_args probes_args = { .mode = MODE_AUTO };
+
+static const struct argp probes_argp = { .options = probes_options, .parser = probes_parse };
+
+/* No session: a plan from facts needs no engine (nor, with --facts, root). */
+const struct command probes_command = {
+	.name = "probes",
+	.help = "show the attach plan for this kernel",
+	.doc = "Show which probes iomapdirty attaches on this kernel, and why.",
+	.argp = &probes_argp,
+	.args = &probes_args,
+	.run = run_probes,
+};

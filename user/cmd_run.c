@@ -43,9 +43,6 @@ static error_t run_parse(int key, char *arg, struct argp_state *state)
 	case OPT_QUIET:
 		a->quiet = true;
 		break;
-	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &a->so;
-		break;
 	case ARGP_KEY_ARGS:
 		a->cmd = state->argv + state->next;
 		break;
@@ -96,10 +93,6 @@ static int wait_child(pid_t pid, int *status)
 /* Writes FILE.tmp then renames it: readers never see a partial file. */
 static int write_json_file(const char *path, struct session *s, const struct snapshot *d)
 {
-	struct report_ctx rc = {
-		.plan = &s->plan, .target_dev = s->fs.dev,
-		.max_pages = engine_max_pages(&s->engine),
-	};
 	char tmp[4096];
 	FILE *f;
 
@@ -109,7 +102,7 @@ static int write_json_file(const char *path, struct session *s, const struct sna
 		fprintf(stderr, "iomapdirty: %s: %s\n", tmp, strerror(errno));
 		return -1;
 	}
-	report_json(f, "run", 0, d, &rc);
+	report_json(f, "run", 0, d, &s->report);
 	if (ferror(f) | fclose(f) || rename(tmp, path)) {
 		fprintf(stderr, "iomapdirty: cannot write %s: %s\n", path, strerror(errno));
 		unlink(tmp);
@@ -127,9 +120,9 @@ static int child_exit_code(int status)
 	return EXIT_RUNTIME;
 }
 
-static int run_command(struct session *s, const struct run_args *a)
+static int run_and_measure(struct session *s, void *args)
 {
-	struct report_ctx rc = { .plan = &s->plan, .target_dev = s->fs.dev };
+	const struct run_args *a = args;
 	struct snapshot d;
 	int pipefd[2], status = 0, child_errno = 0, ret;
 	pid_t pid;
@@ -166,9 +159,8 @@ static int run_command(struct session *s, const struct run_args *a)
 		return EXIT_RUNTIME;
 	}
 	if (!a->quiet) {
-		rc.max_pages = engine_max_pages(&s->engine);
-		report_header_text(stdout, &rc);
-		report_text(stdout, "run summary", &d, &rc);
+		report_header_text(stdout, &s->report);
+		report_text(stdout, "run summary", &d, &s->report);
 		printf("\ncommand exited with status %d\n", ret);
 	}
 	if (a->json_file && write_json_file(a->json_file, s, &d))
@@ -177,23 +169,18 @@ static int run_command(struct session *s, const struct run_args *a)
 	return ret;
 }
 
-int cmd_run(int argc, char **argv)
-{
-	static const struct argp argp = {
-		run_options, run_parse, "-- CMD [ARGS...]",
-		"Measure write amplification while CMD runs; exit with its status.",
-		filter_children, NULL, NULL,
-	};
-	struct run_args a = { .so.mode = MODE_AUTO };
-	struct session s;
-	int ret;
+static struct run_args run_args = { .so.mode = MODE_AUTO };
 
-	filter_opts_target = &a.so;
-	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
-	session_install_signals();
-	ret = session_start(&s, &a.so);
-	if (ret == EXIT_OK)
-		ret = run_command(&s, &a);
-	session_stop(&s);
-	return ret;
-}
+static const struct argp run_argp = { .options = run_options, .parser = run_parse };
+
+const struct command run_command = {
+	.name = "run",
+	.help = "measure while a command (e.g. fio) runs",
+	.doc = "Measure write amplification while CMD runs; exit with its status.",
+	.args_doc = "-- CMD [ARGS...]",
+	.argp = &run_argp,
+	.argp_flags = ARGP_IN_ORDER,
+	.args = &run_args,
+	.session = &run_args.so,
+	.run = run_and_measure,
+};

@@ -15,18 +15,16 @@
 #include <curses.h>
 #include "commands.h"
 #include "exitcodes.h"
-#include "json.h"
 #include "report.h"
+#include "sampler.h"
 #include "top_view.h"
 
-/* In tracepoint mode a folio context idle this long is finished. */
 /* Longest wait for a key: how soon a signal or the refresh is noticed. */
 #define KEY_POLL_MS	100
 
 struct top_args {
 	struct session_opts so;
-	double interval;
-	unsigned long long count;
+	struct sampling sampling;
 	bool batch;
 	bool json;
 	bool cumulative;
@@ -37,8 +35,6 @@ struct top_args {
 enum { OPT_JSON = 0x500 };
 
 static const struct argp_option top_options[] = {
-	{ "interval", 'i', "SECONDS", 0, "Refresh every SECONDS (default 2)", 0 },
-	{ "count", 'n', "COUNT", 0, "Stop after COUNT refreshes (default: until q or a signal)", 0 },
 	{ "batch", 'b', NULL, 0, "Batch mode: print reports instead of a live screen "
 	  "(the default when stdout is not a terminal)", 0 },
 	{ "json", OPT_JSON, NULL, 0, "JSON Lines output (schema iomapdirty/1); implies -b", 0 },
@@ -56,15 +52,6 @@ static error_t top_parse(int key, char *arg, struct argp_state *state)
 	char list[128];
 
 	switch (key) {
-	case 'i':
-		if (parse_seconds(arg, &a->interval))
-			argp_error(state, "--interval wants seconds from 0.01 to 86400, "
-				   "got '%s'", arg);
-		break;
-	case 'n':
-		if (parse_u64(arg, 1, 1ull << 40, &a->count))
-			argp_error(state, "--count wants a positive number, got '%s'", arg);
-		break;
 	case 'b':
 		a->batch = true;
 		break;
@@ -86,11 +73,10 @@ static error_t top_parse(int key, char *arg, struct argp_state *state)
 	case 'r':
 		a->reverse = true;
 		break;
-	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &a->so;
-		break;
-	case ARGP_KEY_ARG:
-		argp_error(state, "unexpected argument '%s'", arg);
+	case ARGP_KEY_END:
+		/* a live screen needs a terminal on both sides */
+		if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
+			a->batch = true;
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -100,34 +86,17 @@ static error_t top_parse(int key, char *arg, struct argp_state *state)
 
 /* ------------------------------------------------------------ the view */
 
-/* What one screen or report shows. */
-struct view {
-	struct snapshot d;		/* interval or since attach */
-	struct top_row *rows;
-	int nrows;
-	struct wa_stats totals;
-	bool cumulative;
-	bool valid;
-};
-
-static void view_free(struct view *v)
+/* d (taken over) becomes the view. Rows get their paths now (state can change). */
+static int view_build(struct top_view *v, struct engine *e, struct snapshot *d,
+		      bool cumulative)
 {
-	snapshot_free(&v->d);
-	free(v->rows);
-	memset(v, 0, sizeof(*v));
-}
-
-/* prev NULL: since attach. Rows get their paths now (state can change). */
-static int view_build(struct view *v, struct engine *e, const struct snapshot *cur,
-		      const struct snapshot *prev, bool cumulative)
-{
-	view_free(v);
-	if (snapshot_delta(cur, cumulative ? NULL : prev, &v->d))
-		return -1;
+	top_view_free(v);
+	v->d = *d;
+	memset(d, 0, sizeof(*d));
 	v->rows = calloc(v->d.nfiles ? v->d.nfiles : 1, sizeof(*v->rows));
 	if (!v->rows) {
 		snapshot_free(&v->d);
-		return -1;
+		return -ENOMEM;
 	}
 	for (int i = 0; i < v->d.nfiles; i++) {
 		struct top_row *r = &v->rows[i];
@@ -146,163 +115,90 @@ static int view_build(struct view *v, struct engine *e, const struct snapshot *c
 struct top {
 	struct session *s;
 	const struct top_args *a;
-	struct report_ctx rc;
-	struct snapshot prev, cur;	/* the last two readings */
-	bool have_cur;
-	unsigned long long n;		/* readings taken */
+	struct sampler sm;		/* the last two readings */
 	int sort;
 	bool reverse;
 	bool cumulative;
-	struct view v;
+	struct top_view v;
 };
+
+/* The view of the last two readings (or since attach), sorted. */
+static int top_rebuild(struct top *t)
+{
+	struct snapshot d;
+	int ret = sampler_delta(&t->sm, t->cumulative, &d);
+
+	if (!ret)
+		ret = view_build(&t->v, &t->s->engine, &d, t->cumulative);
+	if (!ret)
+		top_sort(t->v.rows, t->v.nrows, t->sort, t->reverse);
+	return ret;
+}
 
 /* Takes a reading; the view is rebuilt from it. */
 static int top_refresh(struct top *t, uint64_t flush_idle_ns)
 {
-	struct snapshot next;
+	int ret = sampler_read(&t->sm, flush_idle_ns);
 
-	engine_flush(&t->s->engine, flush_idle_ns);
-	if (engine_snapshot(&t->s->engine, &next))
-		return -1;
-	snapshot_free(&t->prev);
-	t->prev = t->cur;
-	t->cur = next;
-	t->have_cur = true;
-	t->n++;
-	if (view_build(&t->v, &t->s->engine, &t->cur, &t->prev, t->cumulative))
-		return -1;
-	top_sort(t->v.rows, t->v.nrows, t->sort, t->reverse);
-	return 0;
+	return ret ? ret : top_rebuild(t);
 }
 
 static const char *order_name(const struct top *t)
 {
-	return top_cols[t->sort].ascending != t->reverse ? "asc" : "desc";
+	return top_order_name(t->sort, t->reverse);
 }
 
 static void interval_text(const struct top *t, bool cumulative, char *buf, size_t len)
 {
 	if (cumulative)
-		snprintf(buf, len, "cumulative since attach, every %g s", t->a->interval);
+		snprintf(buf, len, "cumulative since attach, every %g s",
+			 t->a->sampling.interval);
 	else
-		snprintf(buf, len, "per interval of %g s", t->a->interval);
+		snprintf(buf, len, "per interval of %g s", t->a->sampling.interval);
 }
 
 /* ---------------------------------------------------------------- batch */
 
-static void emit_json(FILE *out, const struct top *t, const char *type,
-		      unsigned long long n, const struct view *v)
-{
-	struct json j;
-	char dev[32];
-
-	json_init(&j, out);
-	json_object_begin(&j);
-	json_kv_string(&j, "schema", IOMAPDIRTY_SCHEMA);
-	json_kv_string(&j, "type", type);
-	if (n)
-		json_kv_u64(&j, "interval", n);
-	json_key(&j, "seconds");
-	json_double(&j, v->d.seconds);
-	json_key(&j, "interval_seconds");
-	json_double(&j, t->a->interval);
-	json_kv_bool(&j, "cumulative", v->cumulative);
-	json_kv_string(&j, "sort", top_cols[t->sort].name);
-	json_kv_string(&j, "order", order_name(t));
-	json_kv_u64(&j, "nfiles", v->nrows);
-	json_key(&j, "totals");
-	stats_write_json(&j, &v->totals);
-	json_key(&j, "files");
-	json_array_begin(&j);
-	for (int i = 0; i < v->nrows; i++) {
-		const struct top_row *r = &v->rows[i];
-
-		json_object_begin(&j);
-		json_kv_string(&j, "path", r->state == PATH_UNKNOWN ? NULL : r->path);
-		json_kv_string(&j, "path_state", path_state_names[r->state]);
-		snprintf(dev, sizeof(dev), "%u:%u", kdev_major(r->key.dev),
-			 kdev_minor(r->key.dev));
-		json_kv_string(&j, "dev", dev);
-		json_kv_u64(&j, "ino", r->key.ino);
-		json_key(&j, "stats");
-		stats_write_json(&j, &r->s);
-		json_object_end(&j);
-	}
-	json_array_end(&j);
-	json_key(&j, "losses");
-	json_object_begin(&j);
-	for (int i = CNT_LOSS_FIRST; i < NR_COUNTERS; i++)
-		json_kv_u64(&j, counter_names[i], v->d.counters[i]);
-	json_object_end(&j);
-	json_kv_u64(&j, "lost", snapshot_losses(&v->d));
-	json_object_end(&j);
-	fflush(out);
-}
-
-static void emit_text(FILE *out, const struct top *t, const char *title,
-		      const struct view *v)
-{
-	struct top_layout l;
-	char line[TOP_PATH_LEN + 512];
-
-	fprintf(out, "\n=== %s ===\n", title);
-	fprintf(out, "%.2f s %s; sort: %s %s; %d files\n", v->d.seconds,
-		v->cumulative ? "since attach" : "interval", top_cols[t->sort].name,
-		order_name(t), v->nrows);
-	top_fmt_totals(&v->totals, false, line, sizeof(line));
-	fprintf(out, "%s\n", line);
-	top_fmt_losses("losses", &v->d, line, sizeof(line));
-	fprintf(out, "%s\n", line);
-	top_layout_fit(&l, v->rows, v->nrows, false);
-	top_fmt_line(&l, NULL, line, sizeof(line));
-	fprintf(out, "%s\n", line);
-	for (int i = 0; i < v->nrows; i++) {
-		top_fmt_line(&l, &v->rows[i], line, sizeof(line));
-		fprintf(out, "%s\n", line);
-	}
-	fflush(out);
-}
-
 static int run_batch(struct top *t)
 {
 	const struct top_args *a = t->a;
-	struct view sum = {};
+	struct top_view sum = {};
+	struct snapshot d = {};
 	char title[64];
 	int ret = EXIT_OK;
 
 	if (!a->json)
-		report_header_text(stdout, &t->rc);
+		report_header_text(stdout, &t->s->report);
 	fflush(stdout);
 	fprintf(stderr, "iomapdirty: ready (pid %d)\n", getpid());
-	while (!session_exiting && (!a->count || t->n < a->count)) {
-		session_sleep(a->interval);
-		if (session_exiting)
-			break;
+	while (sampler_wait(&t->sm)) {
 		if (top_refresh(t, ENGINE_FLUSH_IDLE_NS)) {
 			fprintf(stderr, "iomapdirty: cannot read the BPF maps\n");
 			ret = EXIT_RUNTIME;
 			break;
 		}
 		if (a->json) {
-			emit_json(stdout, t, "top", t->n, &t->v);
+			top_print_json(stdout, "top", t->sm.n, a->sampling.interval, &t->v,
+				       t->sort, t->reverse);
 		} else {
-			snprintf(title, sizeof(title), "interval %llu", t->n);
-			emit_text(stdout, t, title, &t->v);
+			snprintf(title, sizeof(title), "interval %llu", t->sm.n);
+			top_print_text(stdout, title, &t->v, t->sort, t->reverse);
 		}
 	}
 	/* summary: everything since attach, every context finished */
-	if (top_refresh(t, 0) ||
-	    view_build(&sum, &t->s->engine, &t->cur, NULL, true)) {
+	if (engine_summary(&t->s->engine, &d) ||
+	    view_build(&sum, &t->s->engine, &d, true)) {
 		fprintf(stderr, "iomapdirty: cannot read the BPF maps\n");
-		view_free(&sum);
+		snapshot_free(&d);
 		return EXIT_RUNTIME;
 	}
 	top_sort(sum.rows, sum.nrows, t->sort, t->reverse);
 	if (a->json)
-		emit_json(stdout, t, "summary", 0, &sum);
+		top_print_json(stdout, "summary", 0, a->sampling.interval, &sum,
+			       t->sort, t->reverse);
 	else
-		emit_text(stdout, t, "summary", &sum);
-	view_free(&sum);
+		top_print_text(stdout, "summary", &sum, t->sort, t->reverse);
+	top_view_free(&sum);
 	return ret;
 }
 
@@ -381,7 +277,7 @@ static void put_wrapped(int *y, const char *s, int maxl)
 
 static void draw(struct top *t, const char *header, int *scroll)
 {
-	const struct view *v = &t->v;
+	const struct top_view *v = &t->v;
 	struct top_layout l;
 	char line[TOP_PATH_LEN + 512], iv[96];
 	const char *p, *nl;
@@ -393,7 +289,7 @@ static void draw(struct top *t, const char *header, int *scroll)
 	localtime_r(&now, &tm);
 	interval_text(t, t->cumulative, iv, sizeof(iv));
 	snprintf(line, sizeof(line), "iomapdirty top - %s - reading %llu - %02d:%02d:%02d",
-		 iv, t->n, tm.tm_hour, tm.tm_min, tm.tm_sec);
+		 iv, t->sm.n, tm.tm_hour, tm.tm_min, tm.tm_sec);
 	put_line(&y, A_BOLD, line);
 	for (p = header; *p; p = nl + 1) {	/* report_header_text(), line by line */
 		nl = strchr(p, '\n');
@@ -411,11 +307,11 @@ static void draw(struct top *t, const char *header, int *scroll)
 		put_line(&y, 0, "totals: waiting for the first reading");
 	}
 	/* lost events since attach stay on screen, whatever the interval */
-	top_fmt_losses("losses since attach", &t->cur, line, sizeof(line));
-	put_line(&y, snapshot_losses(&t->cur) ? A_BOLD : 0, line);
+	top_fmt_losses("losses since attach", &t->sm.cur, line, sizeof(line));
+	put_line(&y, snapshot_losses(&t->sm.cur) ? A_BOLD : 0, line);
 	if (v->valid && !v->cumulative)
 		snprintf(line, sizeof(line), "%d file%s (%d since attach)   sort: %s %s",
-			 v->nrows, v->nrows == 1 ? "" : "s", t->cur.nfiles,
+			 v->nrows, v->nrows == 1 ? "" : "s", t->sm.cur.nfiles,
 			 top_cols[t->sort].title, order_name(t));
 	else
 		snprintf(line, sizeof(line), "%d file%s   sort: %s %s", v->nrows,
@@ -524,7 +420,7 @@ static char *capture_header(const struct report_ctx *rc)
 static int run_interactive(struct top *t)
 {
 	const struct top_args *a = t->a;
-	char *header = capture_header(&t->rc);
+	char *header = capture_header(&t->s->report);
 	double next;
 	int scroll = 0, ret = EXIT_OK;
 	bool rebuild = false;
@@ -536,7 +432,7 @@ static int run_interactive(struct top *t)
 	nonl();
 	keypad(stdscr, TRUE);
 	curs_set(0);
-	next = now_s() + a->interval;
+	next = now_s() + a->sampling.interval;
 	draw(t, header, &scroll);
 	while (!session_exiting) {
 		double left = next - now_s();
@@ -548,11 +444,11 @@ static int run_interactive(struct top *t)
 				break;
 			}
 			draw(t, header, &scroll);
-			if (a->count && t->n >= a->count)
+			if (a->sampling.count && t->sm.n >= a->sampling.count)
 				break;
-			next += a->interval;
+			next += a->sampling.interval;
 			if (next < now_s())	/* fell behind: no burst of refreshes */
-				next = now_s() + a->interval;
+				next = now_s() + a->sampling.interval;
 			continue;
 		}
 		timeout(left * 1000 < KEY_POLL_MS ? (int)(left * 1000) + 1 : KEY_POLL_MS);
@@ -561,8 +457,7 @@ static int run_interactive(struct top *t)
 			continue;	/* timeout, or a signal: the loop checks */
 		if (handle_key(t, ch, &scroll, &rebuild))
 			break;
-		if (rebuild && t->have_cur &&
-		    view_build(&t->v, &t->s->engine, &t->cur, &t->prev, t->cumulative)) {
+		if (rebuild && t->sm.n && top_rebuild(t)) {
 			ret = EXIT_RUNTIME;
 			break;
 		}
@@ -581,58 +476,59 @@ static int run_interactive(struct top *t)
 
 /* ---------------------------------------------------------------- main */
 
-int cmd_top(int argc, char **argv)
+static int run_top(struct session *s, void *args)
 {
-	static const struct argp argp = {
-		top_options, top_parse, NULL,
-		"Live per-file view of write amplification: one row per file written, "
-		"per interval or (-C) since attach.\v"
-		"Columns: PATH, DEV, APP (bytes written by the application), DIRTY "
-		"(bytes dirtied), WB (bytes written back), FOLIOS (folios written "
-		"back), ROUND (block rounding = app_dirty_bytes / app_bytes), AMP "
-		"(folio amplification = submitted blocks of seen folios / dirty "
-		"blocks), MAXFOLIO (largest folio). Keys: q quit, < > s move the sort "
-		"column, r reverse, c cumulative, 1-9 or p D a d w f R A m pick a "
-		"column, arrows scroll.",
-		filter_children, NULL, NULL,
+	const struct top_args *a = args;
+	struct top t = {
+		.s = s,
+		.a = a,
+		.sm = { .engine = &s->engine, .o = a->sampling },
+		.sort = a->sort,
+		.reverse = a->reverse,
+		.cumulative = a->cumulative,
 	};
-	struct top_args a = { .interval = 2.0, .so.mode = MODE_AUTO, .sort = TOP_COL_WB };
-	struct top t = {};
-	struct session s;
+	bool batch = a->batch;
 	int ret;
 
-	filter_opts_target = &a.so;
-	argp_parse(&argp, argc, argv, 0, NULL, &a);
-	if (!a.batch && (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)))
-		a.batch = true;
-	session_install_signals();	/* before newterm: ncurses keeps ours */
-	ret = session_start(&s, &a.so);
-	if (ret == EXIT_OK) {
-		t.s = &s;
-		t.a = &a;
-		t.rc = (struct report_ctx){
-			.plan = &s.plan,
-			.target_dev = s.fs.dev,
-			.max_pages = engine_max_pages(&s.engine),
-		};
-		t.sort = a.sort;
-		t.reverse = a.reverse;
-		t.cumulative = a.cumulative;
-		if (!a.batch) {
-			setlocale(LC_ALL, "");
-			screen = newterm(NULL, stdout, stdin);
-			if (!screen) {
-				fprintf(stderr, "iomapdirty: cannot use the terminal "
-					"(TERM=%s); batch mode\n",
-					getenv("TERM") ? getenv("TERM") : "");
-				a.batch = true;
-			}
+	if (!batch) {
+		setlocale(LC_ALL, "");
+		screen = newterm(NULL, stdout, stdin);
+		if (!screen) {
+			fprintf(stderr, "iomapdirty: cannot use the terminal "
+				"(TERM=%s); batch mode\n",
+				getenv("TERM") ? getenv("TERM") : "");
+			batch = true;
 		}
-		ret = a.batch ? run_batch(&t) : run_interactive(&t);
 	}
-	view_free(&t.v);
-	snapshot_free(&t.prev);
-	snapshot_free(&t.cur);
-	session_stop(&s);
+	ret = batch ? run_batch(&t) : run_interactive(&t);
+	top_view_free(&t.v);
+	sampler_free(&t.sm);
 	return ret;
 }
+
+static struct top_args top_args = {
+	.so.mode = MODE_AUTO,
+	.sampling.interval = 2.0,
+	.sort = TOP_COL_WB,
+};
+
+static const struct argp top_argp = { .options = top_options, .parser = top_parse };
+
+const struct command top_command = {
+	.name = "top",
+	.help = "live per-file view of write amplification",
+	.doc = "Live per-file view of write amplification: one row per file written, "
+	"per interval or (-C) since attach.\v"
+	"Columns: PATH, DEV, APP (bytes written by the application), DIRTY "
+	"(bytes dirtied), WB (bytes written back), FOLIOS (folios written "
+	"back), ROUND (block rounding = app_dirty_bytes / app_bytes), AMP "
+	"(folio amplification = submitted blocks of seen folios / dirty "
+	"blocks), MAXFOLIO (largest folio). Keys: q quit, < > s move the sort "
+	"column, r reverse, c cumulative, 1-9 or p D a d w f R A m pick a "
+	"column, arrows scroll.",
+	.argp = &top_argp,
+	.args = &top_args,
+	.session = &top_args.so,
+	.sampling = &top_args.sampling,
+	.run = run_top,
+};

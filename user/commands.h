@@ -1,22 +1,50 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Subcommands and the option parsing they share. */
+/*
+ * Subcommands and the option parsing they share. main.c holds the table
+ * of commands and does what they all do: parse the options into the
+ * command's arguments, start a session (session.h) for the observing
+ * ones, run the command, stop the session. A command's run() returns an
+ * exit code (exitcodes.h).
+ */
 #ifndef IOMAPDIRTY_COMMANDS_H
 #define IOMAPDIRTY_COMMANDS_H
 
 #include <argp.h>
 #include "session.h"
 
-int cmd_probes(int argc, char **argv);
-int cmd_hist(int argc, char **argv);
-int cmd_top(int argc, char **argv);
-int cmd_run(int argc, char **argv);
-int cmd_verify(int argc, char **argv);
+struct sampling {
+	double interval;		/* seconds between reports */
+	unsigned long long count;	/* reports, 0: until signalled */
+};
 
-/* argp child for --mount, --dev, --pid, --comm, --mode, --max-pages. */
+struct command {
+	const char *name;
+	const char *help;		/* one line for `iomapdirty --help` */
+	const char *doc;		/* `iomapdirty NAME --help` */
+	const char *args_doc;		/* positional arguments, NULL: none */
+	/* the command's own options; state->input is args */
+	const struct argp *argp;
+	unsigned int argp_flags;
+	void *args;			/* the command's arguments, defaults set */
+	/*
+	 * Inside args: the session's options, parsed by filter_argp (NULL:
+	 * no session, as for probes), and -i/-c, parsed by sampling_argp
+	 * (NULL: not taken).
+	 */
+	struct session_opts *session;
+	struct sampling *sampling;
+	int (*run)(struct session *s, void *args);
+	/* 0, or the status every failure exits with (verify: 2) */
+	int error_status;
+};
+
+extern const struct command probes_command, hist_command, top_command,
+	run_command, verify_command;
+
+/* --mount, --dev, --pid, --comm, --mode, --max-pages, --shared */
 extern const struct argp filter_argp;
-extern const struct argp_child filter_children[];
-/* Where filter_argp stores what it parses; set before argp_parse. */
-extern struct session_opts *filter_opts_target;
+/* -i SECONDS, -c COUNT (-n as in top(1)) */
+extern const struct argp sampling_argp;
 
 /* Strict number parsing: the whole string, within [min, max]. */
 int parse_u64(const char *s, unsigned long long min, unsigned long long max,

@@ -83,12 +83,4 @@ int engine_bio_stats(struct engine *e, struct bio_entry *out, int max);
 /* Physical blocks submitted but not yet seen in a bio. */
 uint64_t engine_pending_blocks(struct engine *e);
 
-/* Kernel dev_t encoding, as in the kernel's MKDEV(). */
-static inline uint32_t kdev_make(unsigned int major, unsigned int minor)
-{
-	return (major << 20) | minor;
-}
-static inline unsigned int kdev_major(uint32_t dev) { return dev >> 20; }
-static inline unsigned int kdev_minor(uint32_t dev) { return dev & 0xfffff; }
-
 #endif

@@ -7,8 +7,12 @@
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <time.h>
-#include "engine.h"
 #include "fsinfo.h"
+
+void kdev_name(uint32_t dev, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u:%u", kdev_major(dev), kdev_minor(dev));
+}
 
 /* Filesystems whose buffered writes go through iomap's writeback. */
 bool fstype_is_iomap(const char *fstype)

@@ -15,6 +15,16 @@ struct fsinfo {
 	bool iomap;		/* uses iomap buffered writeback */
 };
 
+/* Kernel dev_t encoding, as in the kernel's MKDEV(). */
+static inline uint32_t kdev_make(unsigned int major, unsigned int minor)
+{
+	return (major << 20) | minor;
+}
+static inline unsigned int kdev_major(uint32_t dev) { return dev >> 20; }
+static inline unsigned int kdev_minor(uint32_t dev) { return dev & 0xfffff; }
+/* "MAJ:MIN", as /proc/self/mountinfo and the reports write it. */
+void kdev_name(uint32_t dev, char *buf, size_t len);
+
 /* Returns 0, or -1 with a message in err (path missing, not iomap...). */
 int fsinfo_from_path(const char *path, struct fsinfo *fi, char *err, size_t len);
 int fsinfo_from_dev(const char *majmin, struct fsinfo *fi, char *err, size_t len);

@@ -14,23 +14,18 @@
 
 #define IOMAPDIRTY_VERSION	"0.1.0"
 
-static const struct {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-	const char *help;
-} commands[] = {
-	{ "probes", cmd_probes, "show the attach plan for this kernel" },
-	{ "hist", cmd_hist, "live write-amplification histograms" },
-	{ "top", cmd_top, "live per-file view of write amplification" },
-	{ "run", cmd_run, "measure while a command (e.g. fio) runs" },
-	{ "verify", cmd_verify, "prove that only dirty blocks reach the device" },
+/* The commands, in the order `iomapdirty --help` lists them. */
+static const struct command *const commands[] = {
+	&probes_command, &hist_command, &top_command, &run_command, &verify_command,
 };
+
+#define NR_COMMANDS	(sizeof(commands) / sizeof(commands[0]))
 
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: iomapdirty COMMAND [OPTIONS]\n\ncommands:\n");
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].help);
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		fprintf(out, "  %-8s %s\n", commands[i]->name, commands[i]->help);
 	fprintf(out, "\n`iomapdirty COMMAND --help` for its options. Exit codes: 0 ok, "
 		"1 verify found violations,\n2 usage, 3 unsupported kernel, "
 		"4 no privilege, 5 bad target, 6 runtime failure, 7 another instance\n"
@@ -44,6 +39,69 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	if (level != LIBBPF_WARN && !getenv("IOMAPDIRTY_DEBUG"))
 		return 0;
 	return vfprintf(stderr, fmt, args);
+}
+
+/*
+ * The parser above a command's own: hands each child its part of the
+ * arguments, and refuses positional arguments for commands without.
+ */
+static error_t command_parse(int key, char *arg, struct argp_state *state)
+{
+	const struct command *c = state->input;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = c->args;
+		state->child_inputs[1] = c->session;
+		state->child_inputs[2] = c->sampling;
+		break;
+	case ARGP_KEY_ARG:
+		if (c->args_doc)
+			return ARGP_ERR_UNKNOWN;	/* the command's own */
+		argp_error(state, "unexpected argument '%s'", arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static int parse_options(const struct command *c, int argc, char **argv)
+{
+	struct argp_child children[] = {
+		{ c->argp, 0, NULL, 0 },
+		{ c->session ? &filter_argp : NULL, 0, "Filters and probes:", 1 },
+		{ c->sampling ? &sampling_argp : NULL, 0, "Sampling:", 2 },
+		{},
+	};
+	struct argp argp = {
+		NULL, command_parse, c->args_doc, c->doc, children, NULL, NULL,
+	};
+
+	/* a NULL child ends the list: sampling only comes with the filters */
+	return argp_parse(&argp, argc, argv, c->argp_flags, NULL, (void *)c);
+}
+
+/* Parse; for an observing command, start a session around its run. */
+static int command_main(const struct command *c, int argc, char **argv)
+{
+	struct session s;
+	int ret;
+
+	if (c->error_status)
+		argp_err_exit_status = c->error_status;
+	if (parse_options(c, argc, argv))
+		return c->error_status ? c->error_status : EXIT_USAGE;
+	if (!c->session)
+		return c->run(NULL, c->args);
+	session_install_signals();	/* before top's newterm: ncurses keeps ours */
+	ret = session_start(&s, c->session);
+	if (ret == EXIT_OK)
+		ret = c->run(&s, c->args);
+	else if (c->error_status)
+		ret = c->error_status;
+	session_stop(&s);
+	return ret;
 }
 
 int main(int argc, char **argv)
@@ -63,9 +121,9 @@ int main(int argc, char **argv)
 		printf("iomapdirty %s\n", IOMAPDIRTY_VERSION);
 		return EXIT_OK;
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		if (!strcmp(argv[1], commands[i]->name))
+			return command_main(commands[i], argc - 1, argv + 1);
 	fprintf(stderr, "iomapdirty: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return EXIT_USAGE;

@@ -6,8 +6,6 @@
 #include <string.h>
 #include "commands.h"
 
-struct session_opts *filter_opts_target;
-
 enum {
 	OPT_COMM = 0x100,
 	OPT_MODE,
@@ -61,7 +59,7 @@ int parse_seconds(const char *s, double *out)
 
 static error_t filter_parse(int key, char *arg, struct argp_state *state)
 {
-	struct session_opts *o = filter_opts_target;
+	struct session_opts *o = state->input;
 	unsigned long long v;
 
 	switch (key) {
@@ -109,8 +107,35 @@ const struct argp filter_argp = {
 	filter_options, filter_parse, NULL, NULL, NULL, NULL, NULL,
 };
 
-/* Every observing subcommand takes the filters as its one argp child. */
-const struct argp_child filter_children[] = {
-	{ &filter_argp, 0, "Filters and probes:", 1 },
+static const struct argp_option sampling_options[] = {
+	{ "interval", 'i', "SECONDS", 0,
+	  "Report every SECONDS (default: hist 1, top 2)", 0 },
+	{ "count", 'c', "COUNT", 0, "Stop after COUNT reports (default: until signalled)", 0 },
+	{ NULL, 'n', NULL, OPTION_ALIAS, NULL, 0 },	/* as top(1) has it */
 	{},
+};
+
+static error_t sampling_parse(int key, char *arg, struct argp_state *state)
+{
+	struct sampling *o = state->input;
+
+	switch (key) {
+	case 'i':
+		if (parse_seconds(arg, &o->interval))
+			argp_error(state, "--interval wants seconds from 0.01 to 86400, "
+				   "got '%s'", arg);
+		break;
+	case 'c':
+	case 'n':
+		if (parse_u64(arg, 1, 1ull << 40, &o->count))
+			argp_error(state, "--count wants a positive number, got '%s'", arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+const struct argp sampling_argp = {
+	sampling_options, sampling_parse, NULL, NULL, NULL, NULL, NULL,
 };

@@ -3,7 +3,6 @@
 #include <inttypes.h>
 #include <string.h>
 #include "buckets.h"
-#include "engine.h"
 #include "fsinfo.h"
 #include "json.h"
 #include "report.h"
@@ -287,9 +286,13 @@ void hist_write_json(struct json *j, enum hist_id h, const uint64_t *counts)
 	json_object_end(j);
 }
 
-static void devname(uint32_t dev, char *buf, size_t len)
+void report_losses_json(struct json *j, const struct snapshot *d)
 {
-	snprintf(buf, len, "%u:%u", kdev_major(dev), kdev_minor(dev));
+	json_key(j, "losses");
+	json_object_begin(j);
+	for (int i = CNT_LOSS_FIRST; i < NR_COUNTERS; i++)
+		json_kv_u64(j, counter_names[i], d->counters[i]);
+	json_object_end(j);
 }
 
 void report_json(FILE *out, const char *type, int interval, const struct snapshot *d,
@@ -321,7 +324,7 @@ void report_json(FILE *out, const char *type, int interval, const struct snapsho
 
 		fsinfo_lookup_dev(d->fs[i].dev, &fi);
 		json_object_begin(&j);
-		devname(d->fs[i].dev, dev, sizeof(dev));
+		kdev_name(d->fs[i].dev, dev, sizeof(dev));
 		json_kv_string(&j, "dev", dev);
 		json_kv_string(&j, "fstype", fi.fstype[0] ? fi.fstype : NULL);
 		json_kv_string(&j, "mount", fi.mount[0] ? fi.mount : NULL);
@@ -335,7 +338,7 @@ void report_json(FILE *out, const char *type, int interval, const struct snapsho
 	json_array_begin(&j);
 	for (int i = 0; i < d->nfiles; i++) {
 		json_object_begin(&j);
-		devname(d->files[i].key.dev, dev, sizeof(dev));
+		kdev_name(d->files[i].key.dev, dev, sizeof(dev));
 		json_kv_string(&j, "dev", dev);
 		json_kv_u64(&j, "ino", d->files[i].key.ino);
 		json_key(&j, "stats");
@@ -352,11 +355,7 @@ void report_json(FILE *out, const char *type, int interval, const struct snapsho
 	}
 	json_object_end(&j);
 
-	json_key(&j, "losses");
-	json_object_begin(&j);
-	for (int i = CNT_LOSS_FIRST; i < NR_COUNTERS; i++)
-		json_kv_u64(&j, counter_names[i], d->counters[i]);
-	json_object_end(&j);
+	report_losses_json(&j, d);
 	json_key(&j, "events");
 	json_object_begin(&j);
 	for (int i = 0; i < CNT_LOSS_FIRST; i++)

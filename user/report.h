@@ -11,6 +11,7 @@
 #define IOMAPDIRTY_REPORT_H
 
 #include <stdio.h>
+#include "engine.h"
 #include "plan.h"
 #include "snapshot.h"
 
@@ -44,5 +45,39 @@ void report_use_plan(const struct plan *p);
 void hist_print_text(FILE *out, enum hist_id h, const uint64_t *counts);
 void hist_write_json(struct json *j, enum hist_id h, const uint64_t *counts);
 void stats_write_json(struct json *j, const struct wa_stats *s);
+/* "losses": { counter: n, ... } for every loss counter. */
+void report_losses_json(struct json *j, const struct snapshot *d);
+
+/* ------------------------------------------------- verify (report_verify.c) */
+
+/* verify's verdicts, which are also its exit codes */
+enum verdict { VERDICT_PASS = 0, VERDICT_FAIL = 1, VERDICT_ERROR = 2 };
+
+struct verify_offender {
+	char path[4096];	/* as engine_file_path() wrote it */
+	enum path_state state;
+	uint64_t ino;
+	struct violation v;
+};
+
+/* What verify found, ready to be written. */
+struct verify_report {
+	const struct snapshot *d;	/* since attach */
+	const struct bio_entry *bios;
+	int nbios;
+	bool bios_watched;		/* the plan has the block_bio hook */
+	uint64_t pending;		/* submitted blocks not yet seen in a bio */
+	int nviolations;		/* folios found (up to verify's maximum) */
+	const struct verify_offender *offenders;	/* the first --list of them */
+	int noffenders;
+	unsigned long long simulate;	/* --simulate-clean N, 0 if not */
+	enum verdict verdict;
+	char why[1024];
+};
+
+void report_verify_text(FILE *out, const struct report_ctx *rc,
+			const struct verify_report *r);
+void report_verify_json(FILE *out, const struct report_ctx *rc,
+			const struct verify_report *r);
 
 #endif

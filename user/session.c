@@ -166,6 +166,11 @@ int session_start(struct session *s, const struct session_opts *o)
 		return ret == -EPERM ? EXIT_PRIVILEGE : EXIT_RUNTIME;
 	}
 	s->engine_open = true;
+	s->report = (struct report_ctx){
+		.plan = &s->plan,
+		.target_dev = s->fs.dev,
+		.max_pages = engine_max_pages(&s->engine),
+	};
 	return EXIT_OK;
 }
 

@@ -13,6 +13,7 @@
 #include "facts.h"
 #include "fsinfo.h"
 #include "plan.h"
+#include "report.h"
 
 struct session_opts {
 	int mode;		/* MODE_AUTO or enum mechanism */
@@ -33,6 +34,7 @@ struct session {
 	struct fsinfo fs;	/* valid when fs.dev != 0 */
 	struct engine engine;
 	bool engine_open;
+	struct report_ctx report;	/* what the reports say of the plan and target */
 	int lock_fd;
 };
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "json.h"
 #include "report.h"
 #include "top_view.h"
 
@@ -207,7 +208,7 @@ void top_fmt_cell(const struct top_row *r, enum top_col c, bool human,
 		top_fmt_path(r, buf, len);
 		break;
 	case TOP_COL_DEV:
-		snprintf(buf, len, "%u:%u", kdev_major(r->key.dev), kdev_minor(r->key.dev));
+		kdev_name(r->key.dev, buf, len);
 		break;
 	case TOP_COL_APP:
 		top_fmt_bytes(s->app_bytes, human, buf, len);
@@ -354,4 +355,87 @@ void top_fmt_losses(const char *label, const struct snapshot *d, char *buf,
 	}
 	if (n < len)
 		snprintf(buf + n, len - n, ")");
+}
+
+/* ------------------------------------------------------ batch reports */
+
+void top_view_free(struct top_view *v)
+{
+	snapshot_free(&v->d);
+	free(v->rows);
+	memset(v, 0, sizeof(*v));
+}
+
+const char *top_order_name(enum top_col sort, bool reverse)
+{
+	return top_cols[sort].ascending != reverse ? "asc" : "desc";
+}
+
+void top_print_json(FILE *out, const char *type, unsigned long long n,
+		    double interval, const struct top_view *v, enum top_col sort,
+		    bool reverse)
+{
+	struct json j;
+	char dev[32];
+
+	json_init(&j, out);
+	json_object_begin(&j);
+	json_kv_string(&j, "schema", IOMAPDIRTY_SCHEMA);
+	json_kv_string(&j, "type", type);
+	if (n)
+		json_kv_u64(&j, "interval", n);
+	json_key(&j, "seconds");
+	json_double(&j, v->d.seconds);
+	json_key(&j, "interval_seconds");
+	json_double(&j, interval);
+	json_kv_bool(&j, "cumulative", v->cumulative);
+	json_kv_string(&j, "sort", top_cols[sort].name);
+	json_kv_string(&j, "order", top_order_name(sort, reverse));
+	json_kv_u64(&j, "nfiles", v->nrows);
+	json_key(&j, "totals");
+	stats_write_json(&j, &v->totals);
+	json_key(&j, "files");
+	json_array_begin(&j);
+	for (int i = 0; i < v->nrows; i++) {
+		const struct top_row *r = &v->rows[i];
+
+		json_object_begin(&j);
+		json_kv_string(&j, "path", r->state == PATH_UNKNOWN ? NULL : r->path);
+		json_kv_string(&j, "path_state", path_state_names[r->state]);
+		kdev_name(r->key.dev, dev, sizeof(dev));
+		json_kv_string(&j, "dev", dev);
+		json_kv_u64(&j, "ino", r->key.ino);
+		json_key(&j, "stats");
+		stats_write_json(&j, &r->s);
+		json_object_end(&j);
+	}
+	json_array_end(&j);
+	report_losses_json(&j, &v->d);
+	json_kv_u64(&j, "lost", snapshot_losses(&v->d));
+	json_object_end(&j);
+	fflush(out);
+}
+
+void top_print_text(FILE *out, const char *title, const struct top_view *v,
+		    enum top_col sort, bool reverse)
+{
+	struct top_layout l;
+	char line[TOP_PATH_LEN + 512];
+
+	fprintf(out, "\n=== %s ===\n", title);
+	fprintf(out, "%.2f s %s; sort: %s %s; %d files\n", v->d.seconds,
+		v->cumulative ? "since attach" : "interval", top_cols[sort].name,
+		top_order_name(sort, reverse), v->nrows);
+	top_fmt_totals(&v->totals, false, line, sizeof(line));
+	fprintf(out, "%s\n", line);
+	top_fmt_losses("losses", &v->d, line, sizeof(line));
+	fprintf(out, "%s\n", line);
+	top_layout_fit(&l, v->rows, v->nrows, false);
+	top_fmt_line(&l, NULL, line, sizeof(line));
+	fprintf(out, "%s\n", line);
+	for (int i = 0; i < v->nrows; i++) {
+		top_fmt_line(&l, &v->rows[i], line, sizeof(line));
+		fprintf(out, "%s\n", line);
+	}
+	fflush(out);
 }

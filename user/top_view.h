@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The pure half of `iomapdirty top`: rows (one per file), the columns,
- * sorting and text formatting. No terminal and no BPF here, so all of it
- * is unit-tested (tests/unit/test_top.c); cmd_top.c fills the rows from
- * the engine and draws them with ncurses or prints them in batch mode.
+ * sorting, text formatting and the batch reports. No terminal and no BPF
+ * here, so all of it is unit-tested (tests/unit/test_top.c); cmd_top.c
+ * fills the rows from the engine and draws them with ncurses.
  *
  * The two ratio columns are the figures of report.h, computed the same
  * way: ROUND = app_dirty_bytes / app_bytes, AMP = stats_amplified_blocks()
@@ -15,7 +15,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "engine.h"
+#include "fsinfo.h"
 #include "snapshot.h"
 
 enum top_col {
@@ -118,5 +120,26 @@ void top_fmt_totals(const struct wa_stats *t, bool human, char *buf, size_t len)
  */
 void top_fmt_losses(const char *label, const struct snapshot *d, char *buf,
 		    size_t len);
+
+/* What one screen or batch report shows: a reading's rows, sorted. */
+struct top_view {
+	struct snapshot d;		/* interval or since attach */
+	struct top_row *rows;
+	int nrows;
+	struct wa_stats totals;
+	bool cumulative;
+	bool valid;
+};
+void top_view_free(struct top_view *v);
+
+/* "asc" or "desc": the column's natural order, or reversed. */
+const char *top_order_name(enum top_col sort, bool reverse);
+
+/* Batch mode: a titled text table, or one JSON line (schema iomapdirty/1). */
+void top_print_text(FILE *out, const char *title, const struct top_view *v,
+		    enum top_col sort, bool reverse);
+void top_print_json(FILE *out, const char *type, unsigned long long n,
+		    double interval, const struct top_view *v, enum top_col sort,
+		    bool reverse);
 
 #endif

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+/* verify's report, in text and in JSON: see report.h. */
+#include <inttypes.h>
+#include "fsinfo.h"
+#include "json.h"
+#include "report.h"
+
+#define ULL(x) ((unsigned long long)(x))
+
+static const char *verdict_word(int verdict, bool upper)
+{
+	switch (verdict) {
+	case VERDICT_PASS: return upper ? "PASS" : "pass";
+	case VERDICT_FAIL: return upper ? "FAIL" : "fail";
+	default: return upper ? "ERROR" : "error";
+	}
+}
+
+static void fs_text(FILE *out, const struct fs_entry *fs)
+{
+	const struct wa_stats *f = &fs->s;
+
+	fprintf(out, "\nfilesystem %u:%u\n", kdev_major(fs->dev), kdev_minor(fs->dev));
+	fprintf(out, "  folios written back      %llu\n", ULL(f->folios));
+	fprintf(out, "  dirty                    %llu blocks, %llu B\n",
+		ULL(f->dirty_blocks), ULL(f->dirty_bytes));
+	fprintf(out, "  submitted                %llu blocks, %llu B\n",
+		ULL(f->submitted_blocks), ULL(f->submitted_bytes));
+	fprintf(out, "  clean blocks submitted   %llu in %llu folios (violations)\n",
+		ULL(f->violation_blocks), ULL(f->violation_folios));
+	fprintf(out, "  dirty only in the kernel %llu blocks (mmap, or writes not seen)\n",
+		ULL(f->unexplained_blocks));
+	fprintf(out, "  not checked              %llu blocks\n", ULL(f->unchecked_blocks));
+}
+
+void report_verify_text(FILE *out, const struct report_ctx *rc,
+			const struct verify_report *r)
+{
+	const struct snapshot *d = r->d;
+
+	report_header_text(out, rc);
+	fprintf(out, "observed %.2f s\n", d->seconds);
+	if (d->counters[CNT_SIMULATED_FOLIOS])
+		fprintf(out, "SIMULATED: --simulate-clean %llu hid one dirty block from "
+			"the check in %llu folios; violations below are not the "
+			"kernel's\n", r->simulate, ULL(d->counters[CNT_SIMULATED_FOLIOS]));
+	for (int i = 0; i < d->nfs; i++)
+		fs_text(out, &d->fs[i]);
+	for (int i = 0; i < r->nbios; i++) {
+		const struct bio_entry *b = &r->bios[i];
+
+		fprintf(out, "\nblock device %u:%u: %llu write bios; data seen %llu B in "
+			"%llu bios (+%llu partly); %llu bios unmatched (%llu B: journal, "
+			"metadata)\n", kdev_major(b->dev), kdev_minor(b->dev),
+			ULL(b->s.write_bios), ULL(b->s.matched_bytes),
+			ULL(b->s.matched_bios), ULL(b->s.partial_bios),
+			ULL(b->s.unmatched_bios), ULL(b->s.unmatched_bytes));
+	}
+	if (r->bios_watched)
+		fprintf(out, "submitted blocks not (yet) seen in a bio: %llu\n",
+			ULL(r->pending));
+	if (r->nviolations)
+		fprintf(out, "\nfirst offending folios:\n");
+	for (int i = 0; i < r->noffenders; i++) {
+		const struct verify_offender *o = &r->offenders[i];
+
+		fprintf(out, "  %s%s%s offset %llu: %llu clean blocks sent (folio %llu B, "
+			"%llu dirty blocks)\n", o->path, o->state == PATH_OK ? "" : " (",
+			o->state == PATH_OK ? "" : path_state_names[o->state],
+			ULL(o->v.first_offset), ULL(o->v.clean_blocks),
+			ULL(o->v.folio_bytes), ULL(o->v.dirty_blocks));
+	}
+	fprintf(out, "\nlosses:");
+	for (int i = CNT_LOSS_FIRST; i < NR_COUNTERS; i++)
+		if (d->counters[i])
+			fprintf(out, " %s=%llu", counter_names[i], ULL(d->counters[i]));
+	fprintf(out, "%s\n", snapshot_losses(d) ? "" : " none");
+	fprintf(out, "verdict: %s: %s\n", verdict_word(r->verdict, true), r->why);
+}
+
+static void bio_json(struct json *j, const struct bio_entry *b)
+{
+	char dev[32];
+
+	json_object_begin(j);
+	kdev_name(b->dev, dev, sizeof(dev));
+	json_kv_string(j, "dev", dev);
+	json_kv_u64(j, "write_bios", b->s.write_bios);
+	json_kv_u64(j, "matched_bios", b->s.matched_bios);
+	json_kv_u64(j, "partial_bios", b->s.partial_bios);
+	json_kv_u64(j, "unmatched_bios", b->s.unmatched_bios);
+	json_kv_u64(j, "data_bytes", b->s.matched_bytes);
+	json_kv_u64(j, "unmatched_bytes", b->s.unmatched_bytes);
+	json_object_end(j);
+}
+
+static void offender_json(struct json *j, const struct verify_offender *o)
+{
+	json_object_begin(j);
+	json_kv_string(j, "path", o->path);
+	json_kv_string(j, "path_state", path_state_names[o->state]);
+	json_kv_u64(j, "ino", o->ino);
+	json_kv_u64(j, "offset", o->v.first_offset);
+	json_kv_u64(j, "clean_blocks", o->v.clean_blocks);
+	json_kv_u64(j, "folio_bytes", o->v.folio_bytes);
+	json_kv_u64(j, "dirty_blocks", o->v.dirty_blocks);
+	json_object_end(j);
+}
+
+void report_verify_json(FILE *out, const struct report_ctx *rc,
+			const struct verify_report *r)
+{
+	const struct snapshot *d = r->d;
+	struct json j;
+	char dev[32];
+
+	json_init(&j, out);
+	json_object_begin(&j);
+	json_kv_string(&j, "schema", IOMAPDIRTY_SCHEMA);
+	json_kv_string(&j, "type", "verify");
+	json_key(&j, "seconds");
+	json_double(&j, d->seconds);
+	json_kv_string(&j, "verdict", verdict_word(r->verdict, false));
+	json_kv_string(&j, "reason", r->why);
+	json_kv_u64(&j, "simulated_clean_folios", d->counters[CNT_SIMULATED_FOLIOS]);
+	json_key(&j, "plan");
+	plan_write_json(rc->plan, &j);
+	json_key(&j, "filesystems");
+	json_array_begin(&j);
+	for (int i = 0; i < d->nfs; i++) {
+		json_object_begin(&j);
+		kdev_name(d->fs[i].dev, dev, sizeof(dev));
+		json_kv_string(&j, "dev", dev);
+		json_key(&j, "stats");
+		stats_write_json(&j, &d->fs[i].s);
+		json_object_end(&j);
+	}
+	json_array_end(&j);
+	json_key(&j, "block_devices");
+	json_array_begin(&j);
+	for (int i = 0; i < r->nbios; i++)
+		bio_json(&j, &r->bios[i]);
+	json_array_end(&j);
+	json_key(&j, "pending_blocks");
+	if (r->bios_watched)
+		json_u64(&j, r->pending);
+	else
+		json_null(&j);
+	json_key(&j, "offenders");
+	json_array_begin(&j);
+	for (int i = 0; i < r->noffenders; i++)
+		offender_json(&j, &r->offenders[i]);
+	json_array_end(&j);
+	report_losses_json(&j, d);
+	json_object_end(&j);
+}
