@@ -39,8 +39,7 @@ static error_t probes_parse(int key, char *arg, struct argp_state *state)
 	case OPT_DUMP: a->dump_facts = true; break;
 	case OPT_NO_TRIAL: a->no_trial = true; break;
 	case OPT_PMODE:
-		a->mode = plan_mode_parse(arg);
-		if (a->mode == -2)
+		if (plan_mode_parse(arg, &a->mode))
 			argp_error(state, "--mode wants auto, fentry, kprobe, tracepoint or raw_tp");
 		break;
 	default:

@@ -46,7 +46,7 @@ extern const struct argp filter_argp;
 /* -i SECONDS, -c COUNT (-n as in top(1)) */
 extern const struct argp sampling_argp;
 
-/* Strict number parsing: the whole string, within [min, max]. */
+/* Strict number parsing: the whole string, within [min, max]; 0 or -EINVAL. */
 int parse_u64(const char *s, unsigned long long min, unsigned long long max,
 	      unsigned long long *out);
 int parse_seconds(const char *s, double *out);

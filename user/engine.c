@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Load, attach, read: see engine.h. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -449,48 +450,54 @@ static int violation_cmp(const void *a, const void *b)
 	       x->v.first_offset > y->v.first_offset;
 }
 
-int engine_violations(struct engine *e, struct violation_entry *out, int max)
+#define MAP_WALK_KEY_MAX	32
+_Static_assert(sizeof(struct page_key) <= MAP_WALK_KEY_MAX &&
+	       sizeof(struct phys_key) <= MAP_WALK_KEY_MAX, "map_walk() key buffer");
+
+/*
+ * Up to max entries of a small hash map, one get_next_key and lookup
+ * each, into out[]: entries of entry_size bytes, the key first, the value
+ * at val_off. out NULL: only counted (max < 0: all). Returns the number.
+ */
+static int map_walk(struct bpf_map *map, void *out, size_t entry_size, size_t val_off,
+		    int max)
 {
-	int fd = bpf_map__fd(e->skel->maps.violations), n = 0;
-	struct page_key key, prev;
+	int fd = bpf_map__fd(map), n = 0;
+	size_t key_size = bpf_map__key_size(map);
+	char key[MAP_WALK_KEY_MAX], prev[MAP_WALK_KEY_MAX];
 	void *p = NULL;
 
-	while (n < max && bpf_map_get_next_key(fd, p, &key) == 0) {
-		if (bpf_map_lookup_elem(fd, &key, &out[n].v) == 0)
-			out[n++].key = key;
-		prev = key;
-		p = &prev;
+	while ((max < 0 || n < max) && bpf_map_get_next_key(fd, p, key) == 0) {
+		char *slot = out ? (char *)out + (size_t)n * entry_size : NULL;
+
+		if (!slot) {
+			n++;
+		} else if (bpf_map_lookup_elem(fd, key, slot + val_off) == 0) {
+			memcpy(slot, key, key_size);
+			n++;
+		}
+		memcpy(prev, key, key_size);
+		p = prev;
 	}
+	return n;
+}
+
+int engine_violations(struct engine *e, struct violation_entry *out, int max)
+{
+	int n = map_walk(e->skel->maps.violations, out, sizeof(*out),
+			 offsetof(struct violation_entry, v), max);
+
 	qsort(out, n, sizeof(*out), violation_cmp);
 	return n;
 }
 
 int engine_bio_stats(struct engine *e, struct bio_entry *out, int max)
 {
-	int fd = bpf_map__fd(e->skel->maps.bio_stats_map), n = 0;
-	uint32_t key, prev;
-	void *p = NULL;
-
-	while (n < max && bpf_map_get_next_key(fd, p, &key) == 0) {
-		if (bpf_map_lookup_elem(fd, &key, &out[n].s) == 0)
-			out[n++].dev = key;
-		prev = key;
-		p = &prev;
-	}
-	return n;
+	return map_walk(e->skel->maps.bio_stats_map, out, sizeof(*out),
+			offsetof(struct bio_entry, s), max);
 }
 
 uint64_t engine_pending_blocks(struct engine *e)
 {
-	int fd = bpf_map__fd(e->skel->maps.pending_phys);
-	struct phys_key key, prev;
-	uint64_t n = 0;
-	void *p = NULL;
-
-	while (bpf_map_get_next_key(fd, p, &key) == 0) {
-		n++;
-		prev = key;
-		p = &prev;
-	}
-	return n;
+	return map_walk(e->skel->maps.pending_phys, NULL, 0, 0, -1);
 }

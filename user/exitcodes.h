@@ -1,5 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Exit codes, the same for every subcommand (docs/iomapdirty.md). */
+/*
+ * Exit codes, the same for every subcommand (docs/iomapdirty.md), and
+ * the one return convention of user/:
+ *
+ * - Below the commands (facts, trial, plan, engine, snapshot, sampler,
+ *   fsinfo, options' number parsing): 0 on success or a negative errno,
+ *   with the message in the caller's err buffer where the function takes
+ *   one. A count, index or file descriptor is returned as itself (>= 0);
+ *   a lookup by name or key that finds nothing returns -1
+ *   (top_col_parse, top_col_from_key), comparators return <0, 0, >0 as
+ *   qsort() wants. Functions that cannot fail return void.
+ * - Exit codes (below) only at the command boundary: main.c, each
+ *   command's run() and session_start(), which turns the errors of the
+ *   layers below into exit codes (-EINVAL from a --dev: EXIT_USAGE, -EPERM
+ *   from a load: EXIT_PRIVILEGE, ...).
+ */
 #ifndef IOMAPDIRTY_EXITCODES_H
 #define IOMAPDIRTY_EXITCODES_H
 

@@ -17,8 +17,6 @@ const char *const fact_func_names[] = {
 	"iomap_writepage_map",
 	"iomap_do_writepage",
 	"iomap_add_to_ioend",
-	"ifs_set_range_dirty",
-	"iomap_iop_set_range",
 	NULL,
 };
 
@@ -255,11 +253,12 @@ static void facts_init(struct kfacts *f)
 	}
 }
 
+/* err: 0 or a negative errno, as the trials return it */
 static void set_trial(enum trial *t, char *msg, size_t len, int err)
 {
 	*t = err ? TRIAL_FAILED : TRIAL_OK;
 	/* errno names have no spaces: facts files keep them whole */
-	snprintf(msg, len, "%s", err ? strerrorname_np(err) : "ok");
+	snprintf(msg, len, "%s", err ? strerrorname_np(-err) : "ok");
 }
 
 enum trial facts_func_trial(struct kfacts *f, struct func_fact *fn, int mech)
@@ -274,7 +273,7 @@ enum trial facts_func_trial(struct kfacts *f, struct func_fact *fn, int mech)
 		return fn->trial[mech];
 	set_trial(&fn->trial[mech], fn->trial_error[mech], sizeof(fn->trial_error[mech]),
 		  mech == MECH_FENTRY ? trial_fentry(f->btf, fn->name) :
-		  f->kprobe_pmu ? trial_kprobe(fn->name) : ENOENT);
+		  f->kprobe_pmu ? trial_kprobe(fn->name) : -ENOENT);
 	return fn->trial[mech];
 }
 
@@ -306,7 +305,7 @@ enum trial facts_tp_btf_trial(struct kfacts *f, const char *name)
 	 * it alone. Success or any other refusal is about tracing programs
 	 * on tracepoints in this kernel: the other tracepoints share it.
 	 */
-	if (err != ENOENT)
+	if (err != -ENOENT)
 		f->tp_btf_tried = (int)(tp - f->tps) + 1;
 	return tp->btf_trial;
 }
@@ -406,7 +405,7 @@ void facts_write(struct kfacts *f, FILE *out)
 static int parse_bool(const char *s, bool *out)
 {
 	if (strcmp(s, "0") && strcmp(s, "1"))
-		return -1;
+		return -EINVAL;
 	*out = s[0] == '1';
 	return 0;
 }
@@ -420,11 +419,11 @@ static int parse_proto_words(char *rest, struct proto_fact *p, struct func_fact 
 		char *eq = strchr(w, '=');
 
 		if (!eq)
-			return -1;
+			return -EINVAL;
 		*eq++ = '\0';
 		if (!strcmp(w, "btf")) {
 			if (parse_bool(eq, &p->in_btf))
-				return -1;
+				return -EINVAL;
 		} else if (!strcmp(w, "ret")) {
 			snprintf(p->ret, sizeof(p->ret), "%s", eq);
 		} else if (!strcmp(w, "args")) {
@@ -434,19 +433,19 @@ static int parse_proto_words(char *rest, struct proto_fact *p, struct func_fact 
 				continue;
 			for (char *a = strtok_r(eq, ",", &asave); a; a = strtok_r(NULL, ",", &asave)) {
 				if (p->nr_args >= FACT_MAX_ARGS)
-					return -1;
+					return -EINVAL;
 				snprintf(p->args[p->nr_args++], FACT_ARG_LEN, "%s", a);
 			}
 		} else if (fn && !strcmp(w, "ksym")) {
 			if (parse_bool(eq, &fn->in_kallsyms))
-				return -1;
+				return -EINVAL;
 		} else if (fn && !strcmp(w, "clone_only")) {
 			if (parse_bool(eq, &fn->clone_only))
-				return -1;
+				return -EINVAL;
 		} else if (fn && !strcmp(w, "traceable")) {
 			fn->traceable = atoi(eq);
 		} else {
-			return -1;
+			return -EINVAL;
 		}
 	}
 	return 0;
@@ -483,7 +482,7 @@ static int parse_trial(struct kfacts *f, const char *mech, const char *name,
 		struct tp_fact *tp = tp_slot(f, name);
 
 		if (!tp)
-			return -1;
+			return -EINVAL;
 		if (mech[1] == 'p') {	/* tp_btf */
 			tp->btf_trial = t;
 			snprintf(tp->btf_trial_error, sizeof(tp->btf_trial_error),
@@ -501,12 +500,12 @@ static int parse_trial(struct kfacts *f, const char *mech, const char *name,
 			continue;
 		fn = func_slot(f, name);
 		if (!fn)
-			return -1;
+			return -EINVAL;
 		fn->trial[m] = t;
 		snprintf(fn->trial_error[m], sizeof(fn->trial_error[m]), "%.31s", result);
 		return 0;
 	}
-	return -1;
+	return -EINVAL;
 }
 
 static int parse_line(struct kfacts *f, char *line)
@@ -523,7 +522,7 @@ static int parse_line(struct kfacts *f, char *line)
 		return sscanf(line + off, "%63s", f->release) == 1 ? 0 : -1;
 	if (!strcmp(key, "btf") || !strcmp(key, "kprobe_pmu")) {
 		if (sscanf(line + off, "%63s", a) != 1 || parse_bool(a, &v))
-			return -1;
+			return -EINVAL;
 		if (key[0] == 'b')
 			f->has_btf = v;
 		else
@@ -532,7 +531,7 @@ static int parse_line(struct kfacts *f, char *line)
 	}
 	if (!strcmp(key, "type") || !strcmp(key, "field")) {
 		if (sscanf(line + off, "%63s %63s", a, b) != 2 || parse_bool(b, &v))
-			return -1;
+			return -EINVAL;
 		if (!strcmp(a, "iomap_folio_state"))
 			f->has_ifs = v;
 		else if (!strcmp(a, "iomap_page.state"))
@@ -540,7 +539,7 @@ static int parse_line(struct kfacts *f, char *line)
 		else if (!strcmp(a, "iomap_page.uptodate"))
 			f->iop_has_uptodate = v;
 		else
-			return -1;
+			return -EINVAL;
 		return 0;
 	}
 	if (!strcmp(key, "func")) {
@@ -548,7 +547,7 @@ static int parse_line(struct kfacts *f, char *line)
 		int n = 0;
 
 		if (sscanf(line + off, "%63s %n", a, &n) != 1 || !(fn = func_slot(f, a)))
-			return -1;
+			return -EINVAL;
 		return parse_proto_words(line + off + n, &fn->proto, fn);
 	}
 	if (!strcmp(key, "tp")) {
@@ -556,15 +555,15 @@ static int parse_line(struct kfacts *f, char *line)
 		int n = 0;
 
 		if (sscanf(line + off, "%63s %n", a, &n) != 1 || !(tp = tp_slot(f, a)))
-			return -1;
+			return -EINVAL;
 		return parse_proto_words(line + off + n, &tp->proto, NULL);
 	}
 	if (!strcmp(key, "trial")) {
 		if (sscanf(line + off, "%63s %63s %63s", a, b, c) != 3)
-			return -1;
+			return -EINVAL;
 		return parse_trial(f, a, b, c);
 	}
-	return -1;
+	return -EINVAL;
 }
 
 int facts_parse(struct kfacts *f, FILE *in, char *err, size_t errlen)
@@ -578,7 +577,7 @@ int facts_parse(struct kfacts *f, FILE *in, char *err, size_t errlen)
 		if (parse_line(f, line)) {
 			line[strcspn(line, "\n")] = '\0';
 			snprintf(err, errlen, "line %d: cannot parse '%s'", lineno, line);
-			return -1;
+			return -EINVAL;
 		}
 	}
 	return 0;

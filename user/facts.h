@@ -117,7 +117,7 @@ enum trial facts_func_trial(struct kfacts *f, struct func_fact *fn, int mech);
  * (LAZY: taken from the first tracepoint tried, if any).
  */
 enum trial facts_tp_btf_trial(struct kfacts *f, const char *tp);
-/* From a facts file; returns 0, or -1 with a message in err. */
+/* From a facts file; returns 0, or -EINVAL with a message in err. */
 int facts_parse(struct kfacts *f, FILE *in, char *err, size_t errlen);
 /* Reads the symbols first if they are still pending. */
 void facts_write(struct kfacts *f, FILE *out);

@@ -94,7 +94,7 @@ static int check_iomap(struct fsinfo *fi, const char *what, char *err, size_t le
 		 "writeback (iomap filesystems: xfs, zonefs, gfs2)", what,
 		 fi->mount[0] ? fi->mount : "an unknown mount",
 		 fi->fstype[0] ? fi->fstype : "unknown type");
-	return -1;
+	return -EOPNOTSUPP;
 }
 
 int fsinfo_from_path(const char *path, struct fsinfo *fi, char *err, size_t len)
@@ -103,14 +103,16 @@ int fsinfo_from_path(const char *path, struct fsinfo *fi, char *err, size_t len)
 
 	memset(fi, 0, sizeof(*fi));
 	if (stat(path, &st)) {
-		snprintf(err, len, "%s: %s", path, strerror(errno));
-		return -1;
+		int ret = -errno;
+
+		snprintf(err, len, "%s: %s", path, strerror(-ret));
+		return ret;
 	}
 	fi->dev = kdev_make(major(st.st_dev), minor(st.st_dev));
 	if (!fsinfo_lookup_dev(fi->dev, fi)) {
 		snprintf(err, len, "%s: device %u:%u not found in /proc/self/mountinfo",
 			 path, major(st.st_dev), minor(st.st_dev));
-		return -1;
+		return -ENOENT;
 	}
 	return check_iomap(fi, path, err, len);
 }
@@ -124,12 +126,12 @@ int fsinfo_from_dev(const char *majmin, struct fsinfo *fi, char *err, size_t len
 	if (sscanf(majmin, "%u:%u%c", &maj, &min, &extra) != 2 || maj > 0xfff ||
 	    min > 0xfffff) {
 		snprintf(err, len, "--dev wants MAJOR:MINOR, got '%s'", majmin);
-		return -2;
+		return -EINVAL;
 	}
 	fi->dev = kdev_make(maj, min);
 	if (!fsinfo_lookup_dev(fi->dev, fi)) {
 		snprintf(err, len, "device %u:%u is not a mounted filesystem", maj, min);
-		return -1;
+		return -ENOENT;
 	}
 	return check_iomap(fi, majmin, err, len);
 }

@@ -25,7 +25,11 @@ static inline unsigned int kdev_minor(uint32_t dev) { return dev & 0xfffff; }
 /* "MAJ:MIN", as /proc/self/mountinfo and the reports write it. */
 void kdev_name(uint32_t dev, char *buf, size_t len);
 
-/* Returns 0, or -1 with a message in err (path missing, not iomap...). */
+/*
+ * 0, or a negative errno with a message in err: -EINVAL for a MAJ:MIN that
+ * does not parse, -EOPNOTSUPP for a filesystem that is not iomap's, the
+ * stat() error or -ENOENT for a path or device not found.
+ */
 int fsinfo_from_path(const char *path, struct fsinfo *fi, char *err, size_t len);
 int fsinfo_from_dev(const char *majmin, struct fsinfo *fi, char *err, size_t len);
 /* Fills what /proc/self/mountinfo says of dev; false if not mounted. */

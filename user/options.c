@@ -35,11 +35,11 @@ int parse_u64(const char *s, unsigned long long min, unsigned long long max,
 	unsigned long long v;
 
 	if (!s || !*s || *s == '-')
-		return -1;
+		return -EINVAL;
 	errno = 0;
 	v = strtoull(s, &end, 10);
 	if (errno || *end || v < min || v > max)
-		return -1;
+		return -EINVAL;
 	*out = v;
 	return 0;
 }
@@ -52,7 +52,7 @@ int parse_seconds(const char *s, double *out)
 	errno = 0;
 	v = strtod(s, &end);
 	if (errno || *end || !isfinite(v) || v < 0.01 || v > 86400)
-		return -1;
+		return -EINVAL;
 	*out = v;
 	return 0;
 }
@@ -84,8 +84,7 @@ static error_t filter_parse(int key, char *arg, struct argp_state *state)
 		o->comm = arg;
 		break;
 	case OPT_MODE:
-		o->mode = plan_mode_parse(arg);
-		if (o->mode == -2)
+		if (plan_mode_parse(arg, &o->mode))
 			argp_error(state, "--mode wants auto, fentry, kprobe, "
 				   "tracepoint or raw_tp, got '%s'", arg);
 		break;

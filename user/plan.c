@@ -8,6 +8,7 @@
  * traceable, and a trial attach that succeeded. Nothing here looks at
  * the kernel version.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <string.h>
 #include "json.h"
@@ -474,7 +475,7 @@ int plan_build(struct kfacts *f, int mode, struct plan *p)
 	if (!f->has_btf) {
 		snprintf(p->error, sizeof(p->error), "the kernel has no BTF "
 			 "(/sys/kernel/btf/vmlinux): CO-RE programs cannot be relocated");
-		return -1;
+		return -EOPNOTSUPP;
 	}
 	plan_write(f, p);
 	plan_writeback(f, p);
@@ -495,19 +496,18 @@ int plan_build(struct kfacts *f, int mode, struct plan *p)
 			break;
 		}
 	}
-	return p->ok ? 0 : -1;
+	return p->ok ? 0 : -EOPNOTSUPP;
 }
 
-int plan_mode_parse(const char *s)
+int plan_mode_parse(const char *s, int *mode)
 {
-	if (!strcmp(s, "auto"))
-		return MODE_AUTO;
-	if (!strcmp(s, "raw_tp"))
-		return MODE_RAW_TP;
-	for (int m = 0; m < NR_MECHS; m++)
-		if (!strcmp(s, mech_names[m]))
-			return m;
-	return -2;
+	for (int m = MODE_AUTO; m <= MODE_RAW_TP; m++) {
+		if (!strcmp(s, mode_name(m))) {
+			*mode = m;
+			return 0;
+		}
+	}
+	return -EINVAL;
 }
 
 static const char *mech_label(enum mechanism mech)

@@ -45,9 +45,13 @@ struct plan {
 	char error[256];
 };
 
-/* May make lazy trial attaches (facts_func_trial), hence not const. */
+/*
+ * 0, or -EOPNOTSUPP when a required hook has no candidate (p->error says
+ * why). May make lazy trial attaches (facts_func_trial), hence not const.
+ */
 int plan_build(struct kfacts *f, int mode, struct plan *p);
-int plan_mode_parse(const char *s);		/* -2 if unknown */
+/* "auto", "fentry", "kprobe", "tracepoint", "raw_tp": 0, or -EINVAL. */
+int plan_mode_parse(const char *s, int *mode);
 /* "fentry", "kprobe", "tp_btf", "raw_tp" or "derived" */
 const char *plan_mech_detail(const struct hook_plan *h);
 void plan_print_text(const struct plan *p, FILE *out);

@@ -23,7 +23,6 @@ struct report_ctx {
 	const struct plan *plan;
 	uint32_t target_dev;	/* 0: all */
 	uint32_t max_pages;
-	int max_files;		/* text: files listed; JSON lists all */
 };
 
 extern const char *const hist_names[NR_HISTS];

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Interval readings: see sampler.h. */
-#include <errno.h>
 #include "sampler.h"
 
 bool sampler_wait(struct sampler *s)
@@ -29,7 +28,7 @@ int sampler_read(struct sampler *s, uint64_t idle_ns)
 
 int sampler_delta(const struct sampler *s, bool since_attach, struct snapshot *d)
 {
-	return snapshot_delta(&s->cur, since_attach ? NULL : &s->prev, d) ? -ENOMEM : 0;
+	return snapshot_delta(&s->cur, since_attach ? NULL : &s->prev, d);
 }
 
 void sampler_free(struct sampler *s)

@@ -63,7 +63,7 @@ int session_check_privileges(char *err, size_t len)
 		return 0;
 	snprintf(err, len, "loading BPF programs needs root, or CAP_BPF with "
 		 "CAP_PERFMON (or CAP_SYS_ADMIN)");
-	return -1;
+	return -EPERM;
 }
 
 static void print_plan_line(const struct plan *p)
@@ -138,7 +138,7 @@ int session_start(struct session *s, const struct session_opts *o)
 				 fsinfo_from_dev(o->dev, &s->fs, err, sizeof(err));
 		if (ret) {
 			fprintf(stderr, "iomapdirty: %s\n", err);
-			return ret == -2 ? EXIT_USAGE : EXIT_BAD_TARGET;
+			return ret == -EINVAL ? EXIT_USAGE : EXIT_BAD_TARGET;
 		}
 		eo.dev = s->fs.dev;
 	}

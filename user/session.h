@@ -45,6 +45,7 @@ extern volatile sig_atomic_t session_signal_pid;	/* sender, 0 for a tty */
 void session_install_signals(void);
 /* Sleeps up to 'seconds'; returns early when a signal asked to exit. */
 void session_sleep(double seconds);
+/* 0, or -EPERM with a message in err. */
 int session_check_privileges(char *err, size_t len);
 int session_start(struct session *s, const struct session_opts *o);
 void session_stop(struct session *s);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Snapshot arithmetic: see snapshot.h. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "snapshot.h"
@@ -133,7 +134,7 @@ int snapshot_delta(const struct snapshot *cur, const struct snapshot *prev,
 	out->files = calloc(cur->nfiles ? cur->nfiles : 1, sizeof(*out->files));
 	if (!out->fs || !out->files) {
 		snapshot_free(out);
-		return -1;
+		return -ENOMEM;
 	}
 	for (int i = 0; i < cur->nfs; i++) {
 		out->fs[i].dev = cur->fs[i].dev;

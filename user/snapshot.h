@@ -30,7 +30,10 @@ struct snapshot {
 };
 
 void snapshot_free(struct snapshot *s);
-/* out = cur - prev, per key; gauges (max folio, block size) from cur. */
+/*
+ * out = cur - prev (prev NULL: cur since attach), per key; gauges (max
+ * folio, block size) from cur. 0 or -ENOMEM.
+ */
 int snapshot_delta(const struct snapshot *cur, const struct snapshot *prev,
 		   struct snapshot *out);
 /* Sum over filesystems. */

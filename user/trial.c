@@ -25,6 +25,17 @@ static int load_trivial(enum bpf_prog_type type, struct bpf_prog_load_opts *opts
 	return fd < 0 ? -errno : fd;
 }
 
+/* The attach's outcome (link, or -1 and errno); closes both. */
+static int trial_end(int prog, int link)
+{
+	int ret = link < 0 ? -errno : 0;
+
+	if (link >= 0)
+		close(link);
+	close(prog);
+	return ret;
+}
+
 /*
  * Loads a trivial BPF_PROG_TYPE_TRACING program bound to the BTF object
  * 'name' of kind 'kind' and attaches it: fentry to a function, or tp_btf
@@ -37,25 +48,17 @@ static int trial_tracing(const struct btf *vmlinux, const char *name, int kind,
 	int id, prog, link;
 
 	if (!vmlinux)
-		return ENOENT;
+		return -ENOENT;
 	id = btf__find_by_name_kind(vmlinux, name, kind);
 	if (id <= 0)
-		return ENOENT;
+		return -ENOENT;
 	opts.attach_btf_id = id;
 	prog = load_trivial(BPF_PROG_TYPE_TRACING, &opts);
 	if (prog < 0)
-		return -prog;
+		return prog;
 	link = type == BPF_TRACE_RAW_TP ? bpf_raw_tracepoint_open(NULL, prog) :
 		bpf_link_create(prog, 0, type, NULL);
-	if (link < 0) {
-		int err = errno;
-
-		close(prog);
-		return err;
-	}
-	close(link);
-	close(prog);
-	return 0;
+	return trial_end(prog, link);
 }
 
 int trial_fentry(const struct btf *vmlinux, const char *func)
@@ -72,11 +75,11 @@ int trial_kprobe(const char *func)
 	int tfd = open("/sys/bus/event_source/devices/kprobe/type", O_RDONLY);
 
 	if (tfd < 0)
-		return ENOENT;
+		return -ENOENT;
 	n = read(tfd, buf, sizeof(buf) - 1);
 	close(tfd);
 	if (n <= 0)
-		return EIO;
+		return -EIO;
 	type = atoi(buf);
 	attr.size = sizeof(attr);
 	attr.type = type;
@@ -84,28 +87,19 @@ int trial_kprobe(const char *func)
 	attr.config2 = 0;				/* offset */
 	fd = syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
-		return errno;
+		return -errno;
 	close(fd);
 	return 0;
 }
 
 int trial_raw_tp(const char *tp)
 {
-	int prog, link;
+	int prog;
 
 	prog = load_trivial(BPF_PROG_TYPE_RAW_TRACEPOINT, NULL);
 	if (prog < 0)
-		return -prog;
-	link = bpf_raw_tracepoint_open(tp, prog);
-	if (link < 0) {
-		int err = errno;
-
-		close(prog);
-		return err;
-	}
-	close(link);
-	close(prog);
-	return 0;
+		return prog;
+	return trial_end(prog, bpf_raw_tracepoint_open(tp, prog));
 }
 
 /*

@@ -3,7 +3,7 @@
  * Trial attaches: load a two-instruction program and attach it, so the
  * plan is decided by what this kernel really allows (BTF without a
  * trampoline, a policy refusing tracing programs, kprobes not built in),
- * not by what its symbols suggest. Each returns 0 or a positive errno.
+ * not by what its symbols suggest. Each returns 0 or a negative errno.
  */
 #ifndef IOMAPDIRTY_TRIAL_H
 #define IOMAPDIRTY_TRIAL_H
