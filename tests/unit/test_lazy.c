@@ -23,21 +23,7 @@ static const char clone_facts[] = UNIT_CLONE_ONLY_FACTS;
 static char ksyms_path[] = "/tmp/iomapdirty-test-kallsyms.XXXXXX";
 static char ftrace_path[] = "/tmp/iomapdirty-test-ftrace.XXXXXX";
 
-static int parse(const char *text, size_t len, const char *path, struct kfacts *f)
-{
-	char err[256];
-	FILE *fp = text ? fmemopen((void *)text, len, "r") : fopen(path, "r");
-	int ret;
-
-	if (!fp) {
-		CHECK(0, "open %s", path);
-		return -1;
-	}
-	ret = facts_parse(f, fp, err, sizeof(err));
-	fclose(fp);
-	CHECK(ret == 0, "parse %s%s%s", path, ret ? ": " : "", ret ? err : "");
-	return ret;
-}
+#define parse unit_parse_facts
 
 static int load(const char *name, struct kfacts *f)
 {

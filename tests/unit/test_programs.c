@@ -168,19 +168,7 @@ static const char *fixture_path(const char *dir, const char *name)
 
 static int parse(const char *text, const char *path, struct kfacts *f)
 {
-	FILE *fp = text ? fmemopen((void *)text, strlen(text), "r") : fopen(path, "r");
-	char err[256];
-	int ret;
-
-	if (!fp) {
-		CHECK(0, "read %s", path);
-		return -1;
-	}
-	ret = facts_parse(f, fp, err, sizeof(err));
-	fclose(fp);
-	if (ret)
-		CHECK(0, "read %s: %s", path, err);
-	return ret;
+	return unit_parse_facts(text, text ? strlen(text) : 0, path, f);
 }
 
 static const char *section_kind(int mech)

@@ -53,6 +53,29 @@ static int unit_failures;
 
 #define UNIT_EXIT() return unit_failures ? 1 : 0
 
+#ifdef IOMAPDIRTY_FACTS_H
+/*
+ * Facts from text (len bytes) or, text NULL, from the file at path; a
+ * check that fails if they cannot be read, named after path.
+ */
+static inline int unit_parse_facts(const char *text, size_t len, const char *path,
+				   struct kfacts *f)
+{
+	char err[256];
+	FILE *fp = text ? fmemopen((void *)text, len, "r") : fopen(path, "r");
+	int ret;
+
+	if (!fp) {
+		CHECK(0, "open %.200s", path);
+		return -1;
+	}
+	ret = facts_parse(f, fp, err, sizeof(err));
+	fclose(fp);
+	CHECK(ret == 0, "parse %.200s%s%.200s", path, ret ? ": " : "", ret ? err : "");
+	return ret;
+}
+#endif
+
 /*
  * Facts of a kernel whose iomap_write_end exists only as a compiler clone
  * (.isra: no fentry, no kprobe by name): shared by test_plan and test_lazy.
