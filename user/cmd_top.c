@@ -179,7 +179,7 @@ static int run_batch(struct top *t)
 		}
 		if (a->json) {
 			top_print_json(stdout, "top", t->sm.n, a->sampling.interval, &t->v,
-				       t->sort, t->reverse);
+				       t->sort, t->reverse, &t->s->plan);
 		} else {
 			snprintf(title, sizeof(title), "interval %llu", t->sm.n);
 			top_print_text(stdout, title, &t->v, t->sort, t->reverse);
@@ -195,7 +195,7 @@ static int run_batch(struct top *t)
 	top_sort(sum.rows, sum.nrows, t->sort, t->reverse);
 	if (a->json)
 		top_print_json(stdout, "summary", 0, a->sampling.interval, &sum,
-			       t->sort, t->reverse);
+			       t->sort, t->reverse, &t->s->plan);
 	else
 		top_print_text(stdout, "summary", &sum, t->sort, t->reverse);
 	top_view_free(&sum);

@@ -184,23 +184,16 @@ void report_text(FILE *out, const char *title, const struct snapshot *d,
 
 /* ------------------------------------------------------------- JSON */
 
-static const struct plan *measured_by;
-
-void report_use_plan(const struct plan *p)
-{
-	measured_by = p;
-}
-
 /* What the plan can measure: a field it cannot is written as null. */
-static bool plan_has_bitmap(void)
+static bool plan_has_bitmap(const struct plan *p)
 {
-	return !measured_by || measured_by->bitmap != BITMAP_NONE;
+	return !p || p->bitmap != BITMAP_NONE;
 }
 
-static bool plan_hooks_whole_dirty(void)
+static bool plan_hooks_whole_dirty(const struct plan *p)
 {
-	return !measured_by || (measured_by->hooks[HOOK_WHOLE_DIRTY].chosen &&
-				measured_by->hooks[HOOK_WHOLE_DIRTY].mech != MECH_DERIVED);
+	return !p || (p->hooks[HOOK_WHOLE_DIRTY].chosen &&
+		      p->hooks[HOOK_WHOLE_DIRTY].mech != MECH_DERIVED);
 }
 
 static void kv_measured(struct json *j, const char *key, uint64_t v, bool measured)
@@ -212,9 +205,9 @@ static void kv_measured(struct json *j, const char *key, uint64_t v, bool measur
 		json_null(j);
 }
 
-void stats_write_json(struct json *j, const struct wa_stats *s)
+void stats_write_json(struct json *j, const struct wa_stats *s, const struct plan *p)
 {
-	bool other = plan_has_bitmap() || plan_hooks_whole_dirty();
+	bool other = plan_has_bitmap(p) || plan_hooks_whole_dirty(p);
 
 	json_object_begin(j);
 	json_kv_u64(j, "app_bytes", s->app_bytes);
@@ -224,7 +217,7 @@ void stats_write_json(struct json *j, const struct wa_stats *s)
 	kv_measured(j, "other_dirty_blocks", s->other_dirty_blocks, other);
 	kv_measured(j, "other_dirty_folios", s->other_dirty_folios, other);
 	kv_measured(j, "whole_folio_dirty_events", s->whole_folio_dirty_events,
-		    plan_hooks_whole_dirty());
+		    plan_hooks_whole_dirty(p));
 	json_kv_u64(j, "dirty_blocks", s->dirty_blocks);
 	json_kv_u64(j, "dirty_bytes", s->dirty_bytes);
 	json_kv_u64(j, "folios", s->folios);
@@ -238,10 +231,10 @@ void stats_write_json(struct json *j, const struct wa_stats *s)
 	json_kv_u64(j, "hole_bytes", s->hole_bytes);
 	json_kv_u64(j, "violation_blocks", s->violation_blocks);
 	json_kv_u64(j, "violation_folios", s->violation_folios);
-	kv_measured(j, "unexplained_blocks", s->unexplained_blocks, plan_has_bitmap());
+	kv_measured(j, "unexplained_blocks", s->unexplained_blocks, plan_has_bitmap(p));
 	json_kv_u64(j, "unchecked_blocks", s->unchecked_blocks);
-	kv_measured(j, "kernel_dirty_blocks", s->kernel_dirty_blocks, plan_has_bitmap());
-	kv_measured(j, "bitmap_folios", s->bitmap_folios, plan_has_bitmap());
+	kv_measured(j, "kernel_dirty_blocks", s->kernel_dirty_blocks, plan_has_bitmap(p));
+	kv_measured(j, "bitmap_folios", s->bitmap_folios, plan_has_bitmap(p));
 	json_kv_ratio(j, "block_rounding", s->app_dirty_bytes, s->app_bytes);
 	json_kv_ratio(j, "folio_amplification", stats_amplified_blocks(s),
 		      s->dirty_blocks);
@@ -315,7 +308,7 @@ void report_json(FILE *out, const char *type, int interval, const struct snapsho
 	plan_write_json(rc->plan, &j);
 	json_kv_u64(&j, "max_page_records", rc->max_pages);
 	json_key(&j, "totals");
-	stats_write_json(&j, &t);
+	stats_write_json(&j, &t, rc->plan);
 
 	json_key(&j, "filesystems");
 	json_array_begin(&j);
@@ -329,7 +322,7 @@ void report_json(FILE *out, const char *type, int interval, const struct snapsho
 		json_kv_string(&j, "fstype", fi.fstype[0] ? fi.fstype : NULL);
 		json_kv_string(&j, "mount", fi.mount[0] ? fi.mount : NULL);
 		json_key(&j, "stats");
-		stats_write_json(&j, &d->fs[i].s);
+		stats_write_json(&j, &d->fs[i].s, rc->plan);
 		json_object_end(&j);
 	}
 	json_array_end(&j);
@@ -342,7 +335,7 @@ void report_json(FILE *out, const char *type, int interval, const struct snapsho
 		json_kv_string(&j, "dev", dev);
 		json_kv_u64(&j, "ino", d->files[i].key.ino);
 		json_key(&j, "stats");
-		stats_write_json(&j, &d->files[i].s);
+		stats_write_json(&j, &d->files[i].s, rc->plan);
 		json_object_end(&j);
 	}
 	json_array_end(&j);

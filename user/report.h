@@ -36,14 +36,13 @@ void report_text(FILE *out, const char *title, const struct snapshot *d,
 void report_json(FILE *out, const char *type, int interval, const struct snapshot *d,
 		 const struct report_ctx *rc);
 
-/*
- * The plan in force: stats_write_json() writes null for what it cannot
- * measure (no dirty bitmap, no whole-folio hook) instead of a 0.
- */
-void report_use_plan(const struct plan *p);
 void hist_print_text(FILE *out, enum hist_id h, const uint64_t *counts);
 void hist_write_json(struct json *j, enum hist_id h, const uint64_t *counts);
-void stats_write_json(struct json *j, const struct wa_stats *s);
+/*
+ * What the plan (NULL: any) cannot measure (no dirty bitmap, no
+ * whole-folio hook) is written as null instead of a 0.
+ */
+void stats_write_json(struct json *j, const struct wa_stats *s, const struct plan *p);
 /* "losses": { counter: n, ... } for every loss counter. */
 void report_losses_json(struct json *j, const struct snapshot *d);
 

@@ -132,7 +132,7 @@ void report_verify_json(FILE *out, const struct report_ctx *rc,
 		kdev_name(d->fs[i].dev, dev, sizeof(dev));
 		json_kv_string(&j, "dev", dev);
 		json_key(&j, "stats");
-		stats_write_json(&j, &d->fs[i].s);
+		stats_write_json(&j, &d->fs[i].s, rc->plan);
 		json_object_end(&j);
 	}
 	json_array_end(&j);

@@ -155,7 +155,6 @@ int session_start(struct session *s, const struct session_opts *o)
 		fprintf(stderr, "iomapdirty: see `iomapdirty probes` for the full plan\n");
 		return EXIT_UNSUPPORTED;
 	}
-	report_use_plan(&s->plan);
 	if (!o->quiet)
 		print_plan_line(&s->plan);
 	ret = engine_open(&s->engine, &s->plan, &eo, err, sizeof(err));

@@ -373,7 +373,7 @@ const char *top_order_name(enum top_col sort, bool reverse)
 
 void top_print_json(FILE *out, const char *type, unsigned long long n,
 		    double interval, const struct top_view *v, enum top_col sort,
-		    bool reverse)
+		    bool reverse, const struct plan *p)
 {
 	struct json j;
 	char dev[32];
@@ -393,7 +393,7 @@ void top_print_json(FILE *out, const char *type, unsigned long long n,
 	json_kv_string(&j, "order", top_order_name(sort, reverse));
 	json_kv_u64(&j, "nfiles", v->nrows);
 	json_key(&j, "totals");
-	stats_write_json(&j, &v->totals);
+	stats_write_json(&j, &v->totals, p);
 	json_key(&j, "files");
 	json_array_begin(&j);
 	for (int i = 0; i < v->nrows; i++) {
@@ -406,7 +406,7 @@ void top_print_json(FILE *out, const char *type, unsigned long long n,
 		json_kv_string(&j, "dev", dev);
 		json_kv_u64(&j, "ino", r->key.ino);
 		json_key(&j, "stats");
-		stats_write_json(&j, &r->s);
+		stats_write_json(&j, &r->s, p);
 		json_object_end(&j);
 	}
 	json_array_end(&j);

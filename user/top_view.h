@@ -140,6 +140,6 @@ void top_print_text(FILE *out, const char *title, const struct top_view *v,
 		    enum top_col sort, bool reverse);
 void top_print_json(FILE *out, const char *type, unsigned long long n,
 		    double interval, const struct top_view *v, enum top_col sort,
-		    bool reverse);
+		    bool reverse, const struct plan *p);
 
 #endif
