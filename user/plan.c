@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>
-#include "json.h"
 #include "plan.h"
 
 static void append(char *buf, size_t len, const char *fmt, ...)
@@ -211,7 +210,7 @@ static bool mech_allowed(const struct plan *p, int mech)
 		(mech == MECH_TRACEPOINT && p->mode == MODE_RAW_TP);
 }
 
-static const char *mode_name(int mode)
+const char *plan_mode_name(int mode)
 {
 	return mode == MODE_AUTO ? "auto" : mode == MODE_RAW_TP ? "raw_tp" :
 		mech_names[mode];
@@ -490,7 +489,7 @@ int plan_build(struct kfacts *f, int mode, struct plan *p)
 			snprintf(p->error, sizeof(p->error),
 				 "cannot measure '%s'%s%s: %s", hook_names[i],
 				 mode == MODE_AUTO ? "" : " with mode ",
-				 mode == MODE_AUTO ? "" : mode_name(mode),
+				 mode == MODE_AUTO ? "" : plan_mode_name(mode),
 				 p->hooks[i].rejected[0] ? p->hooks[i].rejected :
 				 "no candidate");
 			break;
@@ -502,98 +501,10 @@ int plan_build(struct kfacts *f, int mode, struct plan *p)
 int plan_mode_parse(const char *s, int *mode)
 {
 	for (int m = MODE_AUTO; m <= MODE_RAW_TP; m++) {
-		if (!strcmp(s, mode_name(m))) {
+		if (!strcmp(s, plan_mode_name(m))) {
 			*mode = m;
 			return 0;
 		}
 	}
 	return -EINVAL;
-}
-
-static const char *mech_label(enum mechanism mech)
-{
-	return mech == MECH_DERIVED ? "derived" : mech_names[mech];
-}
-
-/* What text output shows: tracepoints say which program type. */
-const char *plan_mech_detail(const struct hook_plan *h)
-{
-	if (h->mech == MECH_TRACEPOINT)
-		return prog_kind_names[h->prog->kind];
-	return mech_label(h->mech);
-}
-
-void plan_print_text(const struct plan *p, FILE *out)
-{
-	fprintf(out, "kernel family: %c: %s\n", p->family, p->family_desc);
-	fprintf(out, "dirty bitmap: %s\n", p->bitmap == BITMAP_IFS ? "iomap_folio_state.state" :
-		p->bitmap == BITMAP_IOP_STATE ? "iomap_page.state (RFCv4)" : "none");
-	fprintf(out, "mode: %s\n", mode_name(p->mode));
-	fprintf(out, "%-18s %-10s %-28s %s\n", "HOOK", "MECHANISM", "TARGET", "NOTE");
-	for (int i = 0; i < NR_HOOKS; i++) {
-		const struct hook_plan *h = &p->hooks[i];
-
-		if (h->chosen)
-			fprintf(out, "%-18s %-10s %-28s %s\n", hook_names[i],
-				plan_mech_detail(h), h->target, h->note);
-		else
-			fprintf(out, "%-18s %-10s %-28s %s\n", hook_names[i], "-",
-				h->required ? "UNAVAILABLE" : "not attached",
-				h->note[0] ? h->note : h->rejected);
-		if (h->rejected[0] && h->chosen)
-			fprintf(out, "%-18s %-10s rejected: %s\n", "", "", h->rejected);
-	}
-	if (!p->ok)
-		fprintf(out, "error: %s\n", p->error);
-}
-
-void plan_write_json(const struct plan *p, struct json *j)
-{
-	char fam[2] = { p->family, 0 };
-
-	json_object_begin(j);
-	json_kv_string(j, "family", fam);
-	json_kv_string(j, "family_description", p->family_desc);
-	json_kv_string(j, "dirty_bitmap", p->bitmap == BITMAP_IFS ? "iomap_folio_state" :
-		       p->bitmap == BITMAP_IOP_STATE ? "iomap_page.state" : "none");
-	json_kv_string(j, "mode", mode_name(p->mode));
-	json_kv_bool(j, "ok", p->ok);
-	if (!p->ok)
-		json_kv_string(j, "error", p->error);
-	json_key(j, "hooks");
-	json_array_begin(j);
-	for (int i = 0; i < NR_HOOKS; i++) {
-		const struct hook_plan *h = &p->hooks[i];
-
-		json_object_begin(j);
-		json_kv_string(j, "hook", hook_names[i]);
-		json_kv_bool(j, "required", h->required);
-		json_kv_bool(j, "chosen", h->chosen);
-		json_key(j, "mechanism");
-		if (h->chosen)
-			json_string(j, mech_label(h->mech));
-		else
-			json_null(j);
-		json_key(j, "target");
-		if (h->chosen)
-			json_string(j, h->target);
-		else
-			json_null(j);
-		/* the BPF program, and for tracepoints its type */
-		json_key(j, "program");
-		if (h->chosen && h->prog)
-			json_string(j, h->prog->name);
-		else
-			json_null(j);
-		json_key(j, "program_type");
-		if (h->chosen && h->mech == MECH_TRACEPOINT)
-			json_string(j, plan_mech_detail(h));
-		else
-			json_null(j);
-		json_kv_string(j, "note", h->note);
-		json_kv_string(j, "rejected", h->rejected);
-		json_object_end(j);
-	}
-	json_array_end(j);
-	json_object_end(j);
 }

@@ -52,7 +52,11 @@ struct plan {
 int plan_build(struct kfacts *f, int mode, struct plan *p);
 /* "auto", "fentry", "kprobe", "tracepoint", "raw_tp": 0, or -EINVAL. */
 int plan_mode_parse(const char *s, int *mode);
-/* "fentry", "kprobe", "tp_btf", "raw_tp" or "derived" */
+const char *plan_mode_name(int mode);
+
+/* Rendering (report_plan.c). "fentry", "kprobe", "tracepoint", "derived" */
+const char *plan_mech_name(enum mechanism mech);
+/* The same, tracepoints saying their program type: "tp_btf" or "raw_tp" */
 const char *plan_mech_detail(const struct hook_plan *h);
 void plan_print_text(const struct plan *p, FILE *out);
 void plan_write_json(const struct plan *p, struct json *j);
