@@ -15,8 +15,10 @@ CFLAGS ?= -g -O2
 CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11
 INCLUDES := -I$(OUTPUT) -Iinclude -Iuser
 LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lncursesw
+# vmlinux.h of the target architecture (kprobes read that arch's pt_regs)
+VMLINUX_DIR ?= vmlinux
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall \
-	-Ivmlinux -Iinclude -Ibpf
+	-I$(VMLINUX_DIR) -Iinclude -Ibpf
 
 ifeq ($(V),1)
 	Q =
@@ -30,13 +32,13 @@ USER_SRCS := $(filter-out user/main.c,$(wildcard user/*.c))
 USER_OBJS := $(patsubst user/%.c,$(OUTPUT)/%.o,$(USER_SRCS))
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all clean check unit unit-bins e2e-bins demo deps vmcheck static
+.PHONY: all clean check unit unit-bins e2e-bins demo deps vmcheck static static-ppc64le
 all: iomapdirty
 
 $(OUTPUT) $(OUTPUT)/tests:
 	$(Q)mkdir -p $@
 
-$(OUTPUT)/iomapdirty.bpf.o: bpf/iomapdirty.bpf.c bpf/compat.h include/*.h vmlinux/vmlinux.h | $(OUTPUT)
+$(OUTPUT)/iomapdirty.bpf.o: bpf/iomapdirty.bpf.c bpf/compat.h include/*.h $(VMLINUX_DIR)/vmlinux.h | $(OUTPUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 	$(Q)$(LLVM_STRIP) -g $@
@@ -68,15 +70,29 @@ iomapdirty: $(OUTPUT)/main.o $(USER_OBJS)
 STATIC_LIBS := -lbpf -lelf -lz -lncursesw -ltinfo
 E2E_SRCS := tests/e2e/workload.c tests/e2e/expect.c tests/e2e/folio_layout.c
 
-static: iomapdirty.static tests/e2e/workload.static
+IOMAPDIRTY_STATIC ?= iomapdirty.static
+WORKLOAD_STATIC ?= tests/e2e/workload.static
 
-iomapdirty.static: $(OUTPUT)/main.o $(USER_OBJS)
+static: $(IOMAPDIRTY_STATIC) $(WORKLOAD_STATIC)
+
+$(IOMAPDIRTY_STATIC): $(OUTPUT)/main.o $(USER_OBJS)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) -static $^ $(STATIC_LIBS) -o $@
 
-tests/e2e/workload.static: $(E2E_SRCS) $(wildcard tests/e2e/*.h)
+$(WORKLOAD_STATIC): $(E2E_SRCS) $(wildcard tests/e2e/*.h)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) -O2 -g -Wall -Wextra -std=gnu11 -static $(E2E_SRCS) -o $@
+
+# The same for the lab's ppc64le guest (64 KiB pages), cross-compiled:
+# its own output directory, the BPF object built for powerpc against the
+# guest kernel's vmlinux.h (vmlinux/powerpc), the ppc64el libraries from
+# Debian's multiarch packages (scripts/install-deps.sh --lab).
+PPC64LE_OUTPUT := .output-ppc64le
+static-ppc64le:
+	$(Q)$(MAKE) -s OUTPUT=$(PPC64LE_OUTPUT) ARCH=powerpc VMLINUX_DIR=vmlinux/powerpc \
+		CC=powerpc64le-linux-gnu-gcc \
+		IOMAPDIRTY_STATIC=$(PPC64LE_OUTPUT)/iomapdirty.static \
+		WORKLOAD_STATIC=$(PPC64LE_OUTPUT)/workload.static static
 
 $(OUTPUT)/tests/%: tests/unit/%.c $(USER_OBJS) | $(OUTPUT)/tests
 	$(call msg,TEST,$@)
@@ -105,14 +121,15 @@ check: deps
 
 # The kernel lab with its payload (tests/vm/payload): the end-to-end
 # checks and the seed's fio job in both guests; writes docs/lab-results.md.
+VMCHECK_KERNELS ?= unpatched rfcv4
 vmcheck: deps
 	$(Q)scripts/install-deps.sh --lab
 	$(Q)$(MAKE) -s all static
-	$(Q)VM_PAYLOAD_DIR=tests/vm/payload \
+	$(Q)VM_KERNELS="$(VMCHECK_KERNELS)" VM_PAYLOAD_DIR=tests/vm/payload \
 		VM_PAYLOAD_EXTRA="iomapdirty.static tests/e2e/workload.static jq examples/seed-randwrite.fio" \
 		VM_RESULTS_MD=docs/lab-results.md tests/vm/vmcheck.sh
 
 clean:
 	$(call msg,CLEAN)
-	$(Q)rm -rf $(OUTPUT) iomapdirty iomapdirty.static tests/e2e/workload.static
+	$(Q)rm -rf $(OUTPUT) $(PPC64LE_OUTPUT) iomapdirty iomapdirty.static tests/e2e/workload.static
 	$(Q)$(MAKE) -s -C tests/e2e clean

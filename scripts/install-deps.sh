@@ -7,8 +7,11 @@ set -euo pipefail
 pkgs=(clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
       libncurses-dev xfsprogs fio jq tmux util-linux procps bpftrace)
 if [ "${1:-}" = "--lab" ]; then
-	pkgs+=(linux-source-6.1 build-essential bc bison flex libssl-dev dwarves
-	       qemu-system-x86 busybox-static cpio xz-utils)
+	pkgs+=(linux-source-6.1 linux-source-6.12 build-essential bc bison flex
+	       libssl-dev dwarves qemu-system-x86 busybox-static cpio xz-utils
+	       qemu-system-ppc gcc-powerpc64le-linux-gnu binutils-powerpc64le-linux-gnu
+	       libbpf-dev:ppc64el libelf-dev:ppc64el zlib1g-dev:ppc64el
+	       libncurses-dev:ppc64el)
 fi
 
 missing=()
@@ -26,5 +29,12 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
+# the lab's ppc64le guest: its static iomapdirty links Debian's ppc64el
+# libbpf, libelf, zlib and ncurses (multiarch, side by side with amd64)
+case " ${missing[*]} " in
+*:ppc64el*)
+	dpkg --print-foreign-architectures | grep -qx ppc64el ||
+		dpkg --add-architecture ppc64el ;;
+esac
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -10,7 +10,10 @@
 #   VM_PAYLOAD_DIR        directory copied to /payload in the guest
 #   VM_PAYLOAD_EXTRA      files (paths, or commands on PATH) copied into
 #                         /payload/bin, a ".static" suffix dropped; dynamic
-#                         executables get their libraries
+#                         executables get their libraries (x86_64 guests)
+#   VM_PAYLOAD_EXTRA_PPC64LE  the same for the ppc64le guests: files only
+#                         (static, or data); fio, jq, mkfs.xfs ... come
+#                         from Debian's ppc64el packages
 #   VM_RESULTS_MD         also write the payload's results table there
 #                         (tests/vm/lab-results.sh; after a run with no failure)
 #   VM_SMOKE              auto (smoke suite unless /payload/run.sh), always, never
@@ -23,6 +26,9 @@
 #   VM_KEEP_SRC           1 keeps the kernel source tree after a build (default 1)
 #   VM_ACCEL              tcg (default) or kvm; a /dev/kvm that exists does not
 #                         always work (it hangs in nested sandboxes), so opt in
+#   VM_BUILD_ONLY         1: build the kernels into the cache and stop
+#   VM_RECHECK            1: boot nothing, run the host's checks on the console
+#                         logs kept in VM_OUT_DIR (developing the checks)
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -30,9 +36,10 @@ REPO=$(git -C "$HERE" rev-parse --show-toplevel 2>/dev/null || (cd "$HERE/../.."
 SEEDS_DIR=${SEEDS_DIR:-$REPO/../shared/seeds}
 CACHE=${IOMAPDIRTY_LAB_CACHE:-/var/cache/iomapdirty-lab}
 OUT=${VM_OUT_DIR:-$CACHE/out}
-VM_KERNELS=${VM_KERNELS:-unpatched rfcv4}
+VM_KERNELS=${VM_KERNELS:-unpatched rfcv4 debian612 ppc-unpatched ppc-rfcv4}
 VM_PAYLOAD_DIR=${VM_PAYLOAD_DIR:-}
 VM_PAYLOAD_EXTRA=${VM_PAYLOAD_EXTRA:-}
+VM_PAYLOAD_EXTRA_PPC64LE=${VM_PAYLOAD_EXTRA_PPC64LE:-}
 VM_RESULTS_MD=${VM_RESULTS_MD:-}
 VM_SMOKE=${VM_SMOKE:-auto}
 VM_TIMEOUT=${VM_TIMEOUT:-600}
@@ -42,18 +49,56 @@ VM_KEEP_SRC=${VM_KEEP_SRC:-1}
 VM_ACCEL=${VM_ACCEL:-tcg}
 
 # Bump when the build recipe below changes in a way the cache key cannot see.
-RECIPE=1
-SRC_PKG=linux-source-6.1
-SRC_TARBALL=/usr/src/linux-source-6.1.tar.xz
+RECIPE=2
 SEED_PATCHES=(002-patch-iomap-allocate-iop-in-write-begin-early.patch
 	003-patch-iomap-change-uptodate-variable-name-to-state.patch
 	004-patch-iomap-support-subpage-size-dirty-tracking-to-improve-wri.patch)
 FIXUP_003=$HERE/patches/003-fixup-6.1-adjust-read-range.patch
-FRAGMENT=$HERE/kernel.config
 GUEST_DIR=$HERE/guest
-DEB_PKGS=(linux-source-6.1 build-essential bc bison flex libssl-dev libelf-dev
-	dwarves xz-utils perl qemu-system-x86 busybox-static xfsprogs fio cpio
-	gzip bpftool util-linux coreutils clang libbpf-dev)
+ALL_KERNELS="unpatched rfcv4 debian612 ppc-unpatched ppc-rfcv4"
+DEB_PKGS=(linux-source-6.1 linux-source-6.12 build-essential bc bison flex
+	libssl-dev libelf-dev dwarves xz-utils perl qemu-system-x86 qemu-system-ppc
+	gcc-powerpc64le-linux-gnu busybox-static xfsprogs fio cpio gzip bpftool
+	util-linux coreutils clang libbpf-dev)
+
+# A guest kernel ("variant") is built in a source tree shared with the
+# variants of the same source, architecture and config (the rfcv4 build is
+# then incremental).  variant_tree VARIANT sets TREE, TREE_STATE (the
+# patch state the tree needs: unpatched or rfcv4) and, for the tree,
+# ARCH_NAME (x86_64|ppc64le), SRC_PKG, FRAGMENTS, PATCHED (1: the key
+# covers the seed patches).
+variant_tree() {
+	case "$1" in
+	unpatched | rfcv4) TREE=x86_64-6.1 TREE_STATE=$1 ;;
+	debian612) TREE=x86_64-6.12 TREE_STATE=unpatched ;;
+	ppc-unpatched | ppc-rfcv4) TREE=ppc64le-6.1 TREE_STATE=${1#ppc-} ;;
+	*) die "unknown kernel variant '$1' (known: $ALL_KERNELS)" ;;
+	esac
+	select_tree "$TREE"
+}
+
+select_tree() {
+	case "$1" in
+	x86_64-6.1)
+		ARCH_NAME=x86_64 SRC_PKG=linux-source-6.1 PATCHED=1
+		FRAGMENTS=("$HERE/kernel.config" "$HERE/kernel-x86_64.config") ;;
+	x86_64-6.12)
+		ARCH_NAME=x86_64 SRC_PKG=linux-source-6.12 PATCHED=0
+		FRAGMENTS=("$HERE/kernel.config" "$HERE/kernel-x86_64.config"
+			"$HERE/kernel-6.12.config") ;;
+	ppc64le-6.1)
+		ARCH_NAME=ppc64le SRC_PKG=linux-source-6.1 PATCHED=1
+		FRAGMENTS=("$HERE/kernel.config" "$HERE/kernel-ppc64le.config") ;;
+	esac
+	SRC_TARBALL=/usr/src/$SRC_PKG.tar.xz
+	case "$ARCH_NAME" in
+	x86_64) KMAKE=(make) BOOT_IMAGE=arch/x86/boot/bzImage KTARGET=bzImage ;;
+	ppc64le) KMAKE=(make ARCH=powerpc CROSS_COMPILE=powerpc64le-linux-gnu-)
+		BOOT_IMAGE=vmlinux KTARGET=vmlinux ;;
+	esac
+	KDIR=$CACHE/$1-$(cache_key "$1")
+	SRC=$KDIR/src/$SRC_PKG
+}
 
 log() { printf '[vmcheck] %s\n' "$*" >&2; }
 die() {
@@ -91,16 +136,26 @@ check_disk() {
 }
 
 # ---------------------------------------------------------------- cache key
-cache_key() {
+cache_key() {	# tree: what the built kernels depend on
 	local p
 	{
-		echo "recipe=$RECIPE"
+		echo "recipe=$RECIPE tree=$1 arch=$ARCH_NAME"
 		echo "source=$SRC_PKG $(dpkg-query -W -f='${Version}' "$SRC_PKG")"
-		for p in "${SEED_PATCHES[@]}"; do
-			echo "seed $p $(sha256sum <"$SEEDS_DIR/$p" | cut -d' ' -f1)"
+		if [ "$ARCH_NAME" = ppc64le ]; then
+			echo "cc=$(powerpc64le-linux-gnu-gcc -dumpfullversion 2>/dev/null)"
+		else
+			echo "cc=$(gcc -dumpfullversion)"
+		fi
+		echo "pahole=$(pahole --version 2>/dev/null)"
+		if [ "$PATCHED" = 1 ]; then
+			for p in "${SEED_PATCHES[@]}"; do
+				echo "seed $p $(sha256sum <"$SEEDS_DIR/$p" | cut -d' ' -f1)"
+			done
+			echo "fixup $(sha256sum <"$FIXUP_003" | cut -d' ' -f1)"
+		fi
+		for p in "${FRAGMENTS[@]}"; do
+			echo "config $(basename "$p") $(sha256sum <"$p" | cut -d' ' -f1)"
 		done
-		echo "fixup $(sha256sum <"$FIXUP_003" | cut -d' ' -f1)"
-		echo "config $(sha256sum <"$FRAGMENT" | cut -d' ' -f1)"
 	} | sha256sum | cut -c1-16
 }
 
@@ -134,12 +189,12 @@ prepare_tree() {
 
 configure_tree() {
 	[ -f "$SRC/.vmcheck-configured" ] && return
-	log "configuring: tinyconfig + $(basename "$FRAGMENT")"
+	log "configuring $TREE: tinyconfig + ${FRAGMENTS[*]##*/}"
 	(
 		cd "$SRC"
-		make -s tinyconfig >/dev/null
-		scripts/kconfig/merge_config.sh -m .config "$FRAGMENT" >/dev/null
-		make -s olddefconfig >/dev/null 2>&1
+		"${KMAKE[@]}" -s tinyconfig >/dev/null
+		scripts/kconfig/merge_config.sh -m .config "${FRAGMENTS[@]}" >/dev/null
+		"${KMAKE[@]}" -s olddefconfig >/dev/null 2>&1
 	) || die "kernel configuration failed"
 	local line bad=0
 	while read -r line; do
@@ -147,7 +202,7 @@ configure_tree() {
 			log "config: $line did not survive olddefconfig"
 			bad=1
 		}
-	done < <(grep -E '^CONFIG_[A-Z0-9_]+=' "$FRAGMENT")
+	done < <(cat "${FRAGMENTS[@]}" | grep -E '^CONFIG_[A-Z0-9_]+=')
 	[ $bad -eq 0 ] || die "kernel config fragment not satisfied (see above)"
 	touch "$SRC/.vmcheck-configured"
 }
@@ -211,28 +266,37 @@ set_tree_state() {	# unpatched|rfcv4
 	echo "$1" >"$SRC/.vmcheck-state"
 }
 
-build_variant() {	# variant
-	local v=$1 dest=$KDIR/$1 t0 t1 blog=$KDIR/logs/build-$1.log
+build_variant() {	# variant: into $KDIR/<unpatched|rfcv4> of its tree
+	local v=$1 dest t0 t1 blog
+	variant_tree "$v"
+	dest=$KDIR/$TREE_STATE
+	blog=$KDIR/logs/build-$TREE_STATE.log
 	if [ -f "$dest/.done" ]; then
 		log "kernel $v: cached in $dest (built in $(cat "$dest/build-seconds")s)"
 		return
 	fi
 	prepare_tree
 	configure_tree
-	set_tree_state "$v"
-	log "building kernel $v (make -j$VM_JOBS bzImage, log: $blog)"
+	set_tree_state "$TREE_STATE"
+	log "building kernel $v ($TREE, ${KMAKE[*]} -j$VM_JOBS $KTARGET, log: $blog)"
 	mkdir -p "$KDIR/logs"
 	t0=$(now)
-	if ! nice -n 19 make -C "$SRC" -j"$VM_JOBS" bzImage >"$blog" 2>&1; then
+	if ! nice -n 19 "${KMAKE[@]}" -C "$SRC" -j"$VM_JOBS" "$KTARGET" >"$blog" 2>&1; then
 		tail -n 40 "$blog" >&2
 		die "kernel $v failed to build (full log: $blog)"
 	fi
 	t1=$(now)
 	rm -rf "$dest"
 	mkdir -p "$dest"
-	cp "$SRC/arch/x86/boot/bzImage" "$SRC/vmlinux" "$SRC/System.map" "$dest/"
+	cp "$SRC/vmlinux" "$SRC/System.map" "$dest/"
 	cp "$SRC/.config" "$dest/config"
-	if [ "$v" = rfcv4 ]; then	# the exact source change, for reference
+	case "$ARCH_NAME" in
+	x86_64) cp "$SRC/$BOOT_IMAGE" "$dest/boot-image" ;;
+	# pSeries firmware loads the ELF; without DWARF it is a quarter the size
+	ppc64le) powerpc64le-linux-gnu-objcopy --strip-debug "$SRC/vmlinux" "$dest/boot-image" ||
+		die "cannot strip $SRC/vmlinux" ;;
+	esac
+	if [ "$TREE_STATE" = rfcv4 ]; then	# the exact source change, for reference
 		(cd "$KDIR/pristine" && find . -type f | sort | while read -r f; do
 			diff -u --label "a/${f#./}" --label "b/${f#./}" "$f" "$SRC/$f" || true
 		done) >"$dest/rfcv4-applied.diff"
@@ -242,20 +306,28 @@ build_variant() {	# variant
 	log "kernel $v built in $((t1 - t0))s"
 }
 
-build_kernels() {
-	local v
-	mkdir -p "$KDIR"
-	exec 9>"$KDIR/.lock"
-	flock 9
-	# unpatched first: the rfcv4 build is then incremental in the same tree
-	for v in unpatched rfcv4; do
-		case " $VM_KERNELS " in *" $v "*) build_variant "$v" ;; esac
+build_kernels() {	# one tree after the other, unpatched before rfcv4 in each
+	local v tree
+	for tree in x86_64-6.1 x86_64-6.12 ppc64le-6.1; do
+		for v in $ALL_KERNELS; do
+			case " $VM_KERNELS " in *" $v "*) ;; *) continue ;; esac
+			variant_tree "$v"
+			[ "$TREE" = "$tree" ] || continue
+			mkdir -p "$KDIR"
+			exec 9>"$KDIR/.lock"
+			# another run building the same tree: wait for it, bounded
+			flock -w 3600 9 || die "$KDIR/.lock held for an hour by another build"
+			build_variant "$v"
+			flock -u 9
+		done
+		select_tree "$tree"
+		if [ "$VM_KEEP_SRC" = 0 ] && [ -d "$KDIR/src" ] &&
+			{ [ "$PATCHED" = 0 ] || [ -f "$KDIR/rfcv4/.done" ]; } &&
+			[ -f "$KDIR/unpatched/.done" ]; then
+			log "removing the source tree ($KDIR/src)"
+			rm -rf "$KDIR/src"
+		fi
 	done
-	if [ "$VM_KEEP_SRC" = 0 ] && [ -f "$KDIR/unpatched/.done" ] && [ -f "$KDIR/rfcv4/.done" ]; then
-		log "removing the source tree ($KDIR/src)"
-		rm -rf "$KDIR/src"
-	fi
-	flock -u 9
 }
 
 # ---------------------------------------------------------------- initramfs
@@ -278,28 +350,185 @@ copy_libs() {	# root elf: the shared libraries and loader that ldd lists
 	done
 }
 
-# bpfcheck: a small libbpf loader run in the guest (see bpfcheck/)
-build_bpfcheck() {
+# bpfcheck: a small libbpf loader run in the guest (see bpfcheck/); the
+# BPF object is the same for every architecture, the loader is static for
+# ppc64le (its guest has no libbpf)
+build_bpfcheck() {	# arch
 	local d=$OUT/bpfcheck
 	mkdir -p "$d"
 	clang -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
 		-c "$HERE/bpfcheck/bpfcheck.bpf.c" -o "$d/bpfcheck.bpf.o" ||
 		die "cannot compile bpfcheck.bpf.c"
-	gcc -O2 -Wall -Wextra -o "$d/bpfcheck" "$HERE/bpfcheck/bpfcheck.c" -lbpf ||
-		die "cannot compile bpfcheck.c"
+	case "$1" in
+	x86_64) gcc -O2 -Wall -Wextra -o "$d/bpfcheck" "$HERE/bpfcheck/bpfcheck.c" -lbpf ;;
+	ppc64le) powerpc64le-linux-gnu-gcc -O2 -Wall -Wextra -static -o "$d/bpfcheck-ppc64le" \
+		"$HERE/bpfcheck/bpfcheck.c" -lbpf -lelf -lz ;;
+	esac || die "cannot compile bpfcheck.c for $1"
 }
 
-build_initramfs() {
-	local root=$OUT/initramfs-root img=$OUT/initramfs.cpio.gz f
-	log "building initramfs"
+# ---------------------------------------------------------------- ppc64le userland
+# The ppc64le guest's programs come from Debian's ppc64el packages, fetched
+# with `apt-get download` and unpacked with `dpkg-deb -x` (installing them
+# would replace the host's amd64 busybox and xfsprogs): busybox-static,
+# mkfs.xfs/xfs_io/xfs_db, fio, jq, bpftool and every library they need,
+# found by following DT_NEEDED through the unpacked tree.  Cached in
+# $CACHE/ppc64le-userland-<key>, the key being the host's versions of the
+# same packages (multiarch keeps them equal).
+PPC_PKGS=(busybox-static xfsprogs fio jq bpftool libc6)
+PPC_BINS=(bin/busybox sbin/mkfs.xfs usr/sbin/xfs_io usr/sbin/xfs_db usr/bin/fio usr/bin/jq
+	usr/sbin/bpftool)
+PPC_TRIPLET=powerpc64le-linux-gnu
+PPC_LIBDIRS=(lib/$PPC_TRIPLET usr/lib/$PPC_TRIPLET usr/lib/$PPC_TRIPLET/ceph lib64)
+
+ppc_find_lib() {	# sysroot soname -> path inside sysroot, or nothing
+	local d
+	for d in "${PPC_LIBDIRS[@]}"; do
+		[ -e "$1/$d/$2" ] && { echo "$d/$2"; return; }
+	done
+	return 0
+}
+
+ppc_fetch() {	# dir pkg...: download each PKG:ppc64el and unpack it into dir/root
+	local dir=$1 p deb
+	shift
+	( cd "$dir/debs" && apt-get download -q -o APT::Sandbox::User=root \
+		"${@/%/:ppc64el}" 2>&1 | grep -v -e '^W: Download is performed unsandboxed' \
+		-e '^Get:' -e '^Fetched' >&2
+	  exit "${PIPESTATUS[0]}" ) || die "apt-get download (ppc64el) $* failed"
+	for p in "$@"; do
+		for deb in "$dir/debs/${p}_"*_ppc64el.deb; do
+			[ -f "$deb" ] || die "no .deb for $p:ppc64el"
+			dpkg-deb -x "$deb" "$dir/root"
+		done
+		echo "$p" >>"$dir/packages"
+	done
+}
+
+ppc_needed() {	# elf: its DT_NEEDED sonames
+	readelf -d "$1" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'
+}
+
+ppc_missing() {	# sysroot: sonames that PPC_BINS need, directly or not, and it lacks
+	local -A seen=()
+	local queue=() f so p
+	for f in "${PPC_BINS[@]}"; do queue+=("$f"); done
+	while [ ${#queue[@]} -gt 0 ]; do
+		f=${queue[0]}
+		queue=("${queue[@]:1}")
+		for so in $(ppc_needed "$1/$f"); do
+			[ -n "${seen[$so]:-}" ] && continue
+			seen[$so]=1
+			p=$(ppc_find_lib "$1" "$so")
+			if [ -n "$p" ]; then queue+=("$p"); else echo "$so"; fi
+		done
+	done
+}
+
+ppc_userland() {	# sets PPC_ROOT (an unpacked ppc64el tree holding PPC_BINS and their libraries)
+	local key p d todo f so pkg pkgs n=0
+	key=$(for p in "${PPC_PKGS[@]}"; do
+		echo "$p $(dpkg-query -W -f='${Version}' "$p" 2>/dev/null)"
+	done | sha256sum | cut -c1-16)
+	d=$CACHE/ppc64le-userland-$key
+	PPC_ROOT=$d/root
+	[ -f "$d/.done" ] && return
+	log "ppc64le userland: fetching ${PPC_PKGS[*]} (ppc64el) and their libraries into $d"
+	rm -rf "$d"
+	mkdir -p "$d/debs" "$d/root"
+	ppc_fetch "$d" "${PPC_PKGS[@]}"
+	# the libraries: a soname missing from the tree comes from the package
+	# that holds it on the host (same name in every architecture)
+	while :; do
+		todo=()
+		for f in "${PPC_BINS[@]}"; do
+			[ -e "$d/root/$f" ] || die "ppc64le userland: $f not in the packages"
+		done
+		mapfile -t todo < <(ppc_missing "$d/root")
+		[ ${#todo[@]} -eq 0 ] && break
+		n=$((n + 1))
+		[ $n -le 20 ] || die "ppc64le userland: libraries not resolved: ${todo[*]}"
+		pkgs=()
+		for so in "${todo[@]}"; do
+			pkg=$(dpkg -S "*/$so" 2>/dev/null | awk -F': ' -v t="/x86_64-linux-gnu/$so" '
+				$1 !~ /[ ,]/ && substr($2, length($2) - length(t) + 1) == t {
+					sub(/:amd64$/, "", $1); print $1; exit }')
+			[ -n "$pkg" ] || die "ppc64le userland: no host (amd64) package holds $so"
+			! grep -qx "$pkg" "$d/packages" || die "ppc64le userland: $pkg does not give $so"
+			case " ${pkgs[*]} " in *" $pkg "*) ;; *) pkgs+=("$pkg") ;; esac
+		done
+		ppc_fetch "$d" "${pkgs[@]}"
+	done
+	rm -rf "$d/debs"
+	touch "$d/.done"
+	log "ppc64le userland: $(wc -l <"$d/packages") packages"
+}
+
+ppc_copy() {	# initramfs-root path-in-sysroot: the file and the libraries it needs
+	local so p
+	[ -e "$1/$2" ] && return
+	install -D -m 0755 "$(readlink -f "$PPC_ROOT/$2")" "$1/$2"
+	for so in $(ppc_needed "$PPC_ROOT/$2"); do
+		p=$(ppc_find_lib "$PPC_ROOT" "$so")
+		[ -n "$p" ] || die "ppc64le: $so (needed by $2) missing"
+		ppc_copy "$1" "$p"
+	done
+}
+
+# ---------------------------------------------------------------- initramfs
+payload_into() {	# root extra-list: VM_PAYLOAD_DIR and the extra files
+	local root=$1 f src name
+	if [ -n "$VM_PAYLOAD_DIR" ]; then
+		[ -d "$VM_PAYLOAD_DIR" ] || die "VM_PAYLOAD_DIR=$VM_PAYLOAD_DIR is not a directory"
+		log "payload: $VM_PAYLOAD_DIR -> /payload"
+		cp -a "$VM_PAYLOAD_DIR/." "$root/payload/"
+		# dynamic executables in the payload get their libraries too
+		[ "$ARCH_NAME" = x86_64 ] && find "$root/payload" -type f -perm -u+x | while read -r f; do
+			copy_libs "$root" "$f"
+		done
+	fi
+	for f in $2; do
+		if [ -e "$f" ]; then
+			src=$f
+		else
+			src=$(command -v "$f") || die "payload extra: $f not found"
+		fi
+		name=$(basename "$src" .static)
+		install -D -m 0755 "$src" "$root/payload/bin/$name"
+		[ "$ARCH_NAME" = x86_64 ] && copy_libs "$root" "$src"
+		log "payload ($ARCH_NAME): $src -> /payload/bin/$name"
+	done
+}
+
+build_initramfs() {	# arch -> $OUT/initramfs-<arch>.cpio.gz
+	local arch=$1 root=$OUT/initramfs-root-$1 img=$OUT/initramfs-$1.cpio.gz f
+	ARCH_NAME=$arch
+	log "building initramfs ($arch)"
 	rm -rf "$root"
 	mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,mnt,root,etc,lib/vmcheck,payload}
-	install -m 0755 /bin/busybox "$root/bin/busybox"
-	! ldd /bin/busybox >/dev/null 2>&1 ||
-		die "/bin/busybox is dynamically linked: install busybox-static"
-	copy_with_libs "$root" mkfs.xfs xfs_io xfs_db fio bpftool
-	build_bpfcheck
-	copy_with_libs "$root" "$OUT/bpfcheck/bpfcheck"
+	build_bpfcheck "$arch"
+	case "$arch" in
+	x86_64)
+		install -m 0755 /bin/busybox "$root/bin/busybox"
+		! ldd /bin/busybox >/dev/null 2>&1 ||
+			die "/bin/busybox is dynamically linked: install busybox-static"
+		copy_with_libs "$root" mkfs.xfs xfs_io xfs_db fio bpftool
+		copy_with_libs "$root" "$OUT/bpfcheck/bpfcheck"
+		payload_into "$root" "$VM_PAYLOAD_EXTRA"
+		;;
+	ppc64le)
+		ppc_userland
+		for f in "${PPC_BINS[@]}"; do
+			ppc_copy "$root" "$f"
+			[ -e "$root/bin/${f##*/}" ] || ln -s "/$f" "$root/bin/${f##*/}"
+		done
+		# the loader by its ABI path (/lib64/ld64.so.2)
+		mkdir -p "$root/lib64"
+		ppc_copy "$root" "lib/$PPC_TRIPLET/ld64.so.2"
+		ln -sf "/lib/$PPC_TRIPLET/ld64.so.2" "$root/lib64/ld64.so.2"
+		install -m 0755 "$OUT/bpfcheck/bpfcheck-ppc64le" "$root/bin/bpfcheck"
+		payload_into "$root" "$VM_PAYLOAD_EXTRA_PPC64LE"
+		;;
+	esac
 	install -m 0644 "$OUT/bpfcheck/bpfcheck.bpf.o" "$root/lib/vmcheck/"
 	install -m 0755 "$GUEST_DIR/init" "$root/init"
 	install -m 0644 "$GUEST_DIR/lib.sh" "$GUEST_DIR/facts.sh" "$GUEST_DIR/smoke.sh" \
@@ -308,27 +537,6 @@ build_initramfs() {
 	mknod -m 0666 "$root/dev/null" c 1 3
 	echo 'root:x:0:0:root:/root:/bin/sh' >"$root/etc/passwd"
 	echo 'root:x:0:' >"$root/etc/group"
-	if [ -n "$VM_PAYLOAD_DIR" ]; then
-		[ -d "$VM_PAYLOAD_DIR" ] || die "VM_PAYLOAD_DIR=$VM_PAYLOAD_DIR is not a directory"
-		log "payload: $VM_PAYLOAD_DIR -> /payload"
-		cp -a "$VM_PAYLOAD_DIR/." "$root/payload/"
-		# dynamic executables in the payload get their libraries too
-		find "$root/payload" -type f -perm -u+x | while read -r f; do
-			copy_libs "$root" "$f"
-		done
-	fi
-	for f in $VM_PAYLOAD_EXTRA; do
-		local src name
-		if [ -e "$f" ]; then
-			src=$f
-		else
-			src=$(command -v "$f") || die "VM_PAYLOAD_EXTRA: $f not found"
-		fi
-		name=$(basename "$src" .static)
-		install -D -m 0755 "$src" "$root/payload/bin/$name"
-		copy_libs "$root" "$src"
-		log "payload: $src -> /payload/bin/$name"
-	done
 	(cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 >"$img"
 	log "initramfs: $img ($(du -h "$img" | cut -f1))"
 }
@@ -339,12 +547,21 @@ boot_variant() {	# variant -> console log in $OUT/<variant>.console.log
 	log "booting $v (timeout ${VM_TIMEOUT}s, console: $clog)"
 	: >"$clog"
 	t0=$(now)
-	local accel=(-accel tcg)
-	[ "$VM_ACCEL" = kvm ] && accel=(-accel kvm -cpu host)
-	timeout -k 10 "$VM_TIMEOUT" qemu-system-x86_64 "${accel[@]}" \
+	local accel=(-accel tcg) qemu
+	variant_tree "$v"
+	local append="panic=-1 oops=panic loglevel=6 vmcheck.variant=$v vmcheck.smoke=$VM_SMOKE"
+	case "$ARCH_NAME" in
+	x86_64)
+		[ "$VM_ACCEL" = kvm ] && accel=(-accel kvm -cpu host)
+		qemu=(qemu-system-x86_64 "${accel[@]}" -append "console=ttyS0 $append") ;;
+	ppc64le)
+		# pSeries with QEMU's own firmware (x-vof: no SLOF), TCG
+		qemu=(qemu-system-ppc64 -M pseries,x-vof=on -cpu power9 -accel tcg
+			-append "console=hvc0 $append") ;;
+	esac
+	timeout -k 10 "$VM_TIMEOUT" "${qemu[@]}" \
 		-m "$VM_MEM" -smp 1 -nographic -no-reboot \
-		-kernel "$KDIR/$v/bzImage" -initrd "$OUT/initramfs.cpio.gz" \
-		-append "console=ttyS0 panic=-1 oops=panic loglevel=6 vmcheck.variant=$v vmcheck.smoke=$VM_SMOKE" \
+		-kernel "$KDIR/$TREE_STATE/boot-image" -initrd "$OUT/initramfs-$ARCH_NAME.cpio.gz" \
 		</dev/null >"$clog" 2>&1 &
 	pid=$!
 	# qemu normally exits through ACPI poweroff; if the guest printed
@@ -381,14 +598,69 @@ fail() {
 	echo "FAIL $1${2:+: $2}"
 }
 
+# The suite a guest ran, for the expected count of its checks
+guest_suite() {
+	local payload=none
+	if [ -n "$VM_PAYLOAD_DIR" ] && [ -f "$VM_PAYLOAD_DIR/run.sh" ]; then
+		if [ "$(cd "$VM_PAYLOAD_DIR" && pwd -P)" = "$(cd "$HERE/payload" && pwd -P)" ]; then
+			payload=payload
+		else
+			payload=foreign
+		fi
+	fi
+	case "$payload/$VM_SMOKE" in
+	none/never) echo none ;;
+	none/*) echo smoke ;;
+	*/always) echo "$payload+smoke" ;;
+	*) echo "$payload" ;;
+	esac
+}
+
+# expected-checks: "<variant> <suite> <count>" per line; the number of
+# VMTEST PASS|FAIL lines a green guest prints.  A guest that printed
+# fewer (a check that vanished, a garbled line, a script that died) or
+# more (a check added without updating the table) fails.
+EXPECTED_CHECKS=$HERE/expected-checks
+
+check_count() {	# variant printed
+	local v=$1 got=$2 suite want
+	suite=$(guest_suite)
+	if [ "$suite" = foreign ] || [ "$suite" = foreign+smoke ]; then
+		echo "SKIP $v:check_count (a payload other than tests/vm/payload: no count known)"
+		return
+	fi
+	want=$(awk -v v="$v" -v s="$suite" '$1 == v && $2 == s { print $3 }' "$EXPECTED_CHECKS" 2>/dev/null || true)
+	if [ -z "$want" ]; then
+		fail "$v:check_count" "no count for '$v $suite' in $EXPECTED_CHECKS (guest printed $got)"
+	elif [ "$got" -ne "$want" ]; then
+		fail "$v:check_count" "guest printed $got checks, $EXPECTED_CHECKS wants $want ($suite)"
+	else
+		pass "$v:check_count"
+	fi
+}
+
+# pSeries prints this on every boot with a fresh NVRAM (not a kernel bug)
+KNOWN_WARNINGS='WARNING: nvram corruption detected: 0-length partition'
+
 check_variant() {	# variant
-	local v=$1 clog=$OUT/$1.console.log status name reason
+	local v=$1 clog=$OUT/$1.console.log status name reason n=0 bad
 	while read -r _ status name reason; do
+		n=$((n + 1))
 		case "$status" in
 		PASS) pass "$v:$name" ;;
 		FAIL) fail "$v:$name" "$reason" ;;
 		esac
 	done < <(grep -E '^VMTEST (PASS|FAIL) ' "$clog" || true)
+	# a VMTEST line that is neither a check nor DONE: a garbled FAIL
+	# (interleaved output) must not vanish
+	bad=$(grep -a 'VMTEST' "$clog" | grep -cvE '^VMTEST ((PASS|FAIL) [^ ]+( .*)?|DONE)$' || true)
+	if [ "$bad" -gt 0 ]; then
+		fail "$v:vmtest_lines_wellformed" "$bad garbled VMTEST lines:"
+		grep -a 'VMTEST' "$clog" | grep -vE '^VMTEST ((PASS|FAIL) [^ ]+( .*)?|DONE)$' | head -n 5
+	else
+		pass "$v:vmtest_lines_wellformed"
+	fi
+	check_count "$v" "$n"
 
 	local problem=""
 	if [ "${QEMU_RC[$v]}" = 124 ] || [ "${QEMU_RC[$v]}" = 137 ]; then
@@ -406,11 +678,69 @@ check_variant() {	# variant
 	else
 		pass "$v:guest_completed"
 	fi
-	if grep -qE '(WARNING:|BUG:|Oops|general protection fault)' "$clog"; then
+	if grep -vF "$KNOWN_WARNINGS" "$clog" | grep -qE '(WARNING:|BUG:|Oops|general protection fault)'; then
 		fail "$v:kernel_log_clean" "WARNING/BUG/Oops in the console log"
-		grep -nE -A3 '(WARNING:|BUG:|Oops|general protection fault)' "$clog" | head -n 40
+		grep -vF "$KNOWN_WARNINGS" "$clog" | grep -nE -A3 '(WARNING:|BUG:|Oops|general protection fault)' | head -n 40
 	else
 		pass "$v:kernel_log_clean"
+	fi
+}
+
+# result_value variant kind key [match...]: from the guest's VMRESULT lines
+result_value() {
+	local v=$1 kind=$2 key=$3 m l ok
+	shift 3
+	{ grep "^VMRESULT $kind " "$OUT/$v.console.log" 2>/dev/null || true; } | while read -r l; do
+		ok=1
+		for m in "$@"; do case " $l " in *" $m "*) ;; *) ok=0 ;; esac; done
+		[ $ok = 1 ] || continue
+		tr ' ' '\n' <<<"$l" | sed -n "s/^$key=//p" | head -n1
+		break
+	done
+	return 0
+}
+
+# The direct A/B between the two builds of one source on one architecture,
+# from the block layer's bytes in each guest; the expected figures come
+# from the workload's geometry (writes, page and block size of the guest),
+# never from the tool.
+compare_pair() {	# unpatched-variant rfcv4-variant page block label
+	local u=$1 r=$2 page=$3 block=$4 c="compare:$5" uw rw ub rb uios rios ubw rbw
+	case " $VM_KERNELS " in *" $u "*) ;; *) return ;; esac
+	case " $VM_KERNELS " in *" $r "*) ;; *) return ;; esac
+	if [ "$(guest_suite)" = smoke ]; then
+		compare_smoke "$u" "$r" "$5"
+		return
+	fi
+	# aligned small overwrites, one per folio (tracepoint mode)
+	uw=$(result_value "$u" scatter writes mode=tracepoint name=aligned)
+	rw=$(result_value "$r" scatter writes mode=tracepoint name=aligned)
+	ub=$(result_value "$u" scatter blk_file_bytes mode=tracepoint name=aligned)
+	rb=$(result_value "$r" scatter blk_file_bytes mode=tracepoint name=aligned)
+	echo "$5: aligned overwrites, one per folio: block-layer bytes unpatched=$ub rfcv4=$rb" \
+		"(writes $uw/$rw, page $page, block $block)"
+	if [ -z "$ub" ] || [ -z "$rb" ] || [ -z "$uw" ] || [ -z "$rw" ]; then
+		fail "$c.aligned_ab" "a guest printed no VMRESULT scatter line for it"
+	elif [ "$ub" -eq $((uw * page)) ] && [ "$rb" -eq $((rw * block)) ]; then
+		pass "$c.aligned_ab"
+	else
+		fail "$c.aligned_ab" "want unpatched $((uw * page)) (whole folios) and rfcv4 $((rw * block)) (dirty blocks), got $ub and $rb"
+	fi
+	# the seed's fio job: bytes per write at the block layer
+	uios=$(result_value "$u" fio write_ios)
+	rios=$(result_value "$r" fio write_ios)
+	ub=$(result_value "$u" fio blk_file_bytes)
+	rb=$(result_value "$r" fio blk_file_bytes)
+	ubw=$(result_value "$u" fio bw_bytes)
+	rbw=$(result_value "$r" fio bw_bytes)
+	echo "$5: fio randwrite: block-layer bytes unpatched=$ub for $uios writes," \
+		"rfcv4=$rb for $rios writes; bandwidth unpatched=$ubw rfcv4=$rbw bytes/s"
+	if [ -z "$ub" ] || [ -z "$rb" ] || [ -z "$uios" ] || [ -z "$rios" ] || [ "$uios" = 0 ] || [ "$rios" = 0 ]; then
+		fail "$c.fio_ab" "a guest printed no VMRESULT fio line (or no writes)"
+	elif [ "$ub" -eq $((uios * page)) ] && [ "$rb" -eq $((rios * block)) ]; then
+		pass "$c.fio_ab"
+	else
+		fail "$c.fio_ab" "want $page bytes per write unpatched and $block rfcv4, got $ub/$uios and $rb/$rios"
 	fi
 }
 
@@ -419,23 +749,27 @@ smoke_value() {	# variant fsname key; empty when the smoke suite did not run
 		tr ' ' '\n' | sed -n "s/^$3=//p" | head -n1
 }
 
-compare_variants() {
-	local u r ud rd
-	case " $VM_KERNELS " in *" unpatched "*) ;; *) return ;; esac
-	case " $VM_KERNELS " in *" rfcv4 "*) ;; *) return ;; esac
-	u=$(smoke_value unpatched xfs1k data_write_bytes)
-	r=$(smoke_value rfcv4 xfs1k data_write_bytes)
-	[ -n "$u" ] && [ -n "$r" ] || return 0	# smoke suite did not run
-	ud=$(smoke_value unpatched xfs1k diskstats_write_bytes)
-	rd=$(smoke_value rfcv4 xfs1k diskstats_write_bytes)
-	echo "xfs1k, 20 x 100-byte writes + fsync: data bytes unpatched=$u rfcv4=$r;" \
+compare_smoke() {	# unpatched-variant rfcv4-variant label
+	local u r ud rd c="compare:$3.xfs1k_rfcv4_writes_less_data"
+	u=$(smoke_value "$1" xfs1k data_write_bytes)
+	r=$(smoke_value "$2" xfs1k data_write_bytes)
+	ud=$(smoke_value "$1" xfs1k diskstats_write_bytes)
+	rd=$(smoke_value "$2" xfs1k diskstats_write_bytes)
+	echo "$3: xfs1k, 20 x 100-byte writes + fsync: data bytes unpatched=$u rfcv4=$r;" \
 		"all writes (diskstats) unpatched=$ud rfcv4=$rd"
-	if [ "$r" -gt 0 ] && [ $((r * 2)) -le "$u" ]; then
-		pass "compare:xfs1k_rfcv4_writes_less_data"
+	if [ -z "$u" ] || [ -z "$r" ]; then
+		fail "$c" "a guest printed no VMRESULT smoke line"
+	elif [ "$r" -gt 0 ] && [ $((r * 2)) -le "$u" ]; then
+		pass "$c"
 	else
-		fail "compare:xfs1k_rfcv4_writes_less_data" \
-			"rfcv4 wrote $r data bytes, unpatched $u: want rfcv4 <= unpatched/2"
+		fail "$c" "rfcv4 wrote $r data bytes, unpatched $u: want rfcv4 <= unpatched/2"
 	fi
+}
+
+compare_variants() {
+	[ "$(guest_suite)" = none ] && return
+	compare_pair unpatched rfcv4 4096 1024 x86_64
+	compare_pair ppc-unpatched ppc-rfcv4 65536 4096 ppc64le
 }
 
 # The payload's VMRESULT lines as a Markdown report (tests/vm/lab-results.sh)
@@ -449,10 +783,9 @@ write_results() {
 	[ -n "$VM_RESULTS_MD" ] || return 0
 	if [ "$FAILED" -ne 0 ]; then
 		log "not updating $VM_RESULTS_MD: $FAILED checks failed"
-	elif [ "${#logs[@]}" -ne 2 ] ||
-		! grep -qs '^VMRESULT fio variant=unpatched ' "$OUT/unpatched.console.log" ||
-		! grep -qs '^VMRESULT fio variant=rfcv4 ' "$OUT/rfcv4.console.log"; then
-		log "not updating $VM_RESULTS_MD: it needs both kernels (VM_KERNELS=\"$VM_KERNELS\")"
+	elif [ "$(echo $VM_KERNELS | tr ' ' '\n' | sort | tr '\n' ' ')" != \
+		"$(echo $ALL_KERNELS | tr ' ' '\n' | sort | tr '\n' ' ')" ]; then
+		log "not updating $VM_RESULTS_MD: it needs every guest ($ALL_KERNELS; ran: $VM_KERNELS)"
 	else
 		cp "$md" "$VM_RESULTS_MD"
 		log "wrote $VM_RESULTS_MD"
@@ -462,9 +795,6 @@ write_results() {
 # ---------------------------------------------------------------- main
 main() {
 	local v
-	for v in $VM_KERNELS; do
-		case "$v" in unpatched | rfcv4) ;; *) die "unknown kernel variant '$v' in VM_KERNELS" ;; esac
-	done
 	case "$VM_ACCEL" in tcg | kvm) ;; *) die "VM_ACCEL must be tcg or kvm" ;; esac
 	[ "$(uname -m)" = x86_64 ] || die "x86_64 host required"
 	install_deps
@@ -473,23 +803,37 @@ main() {
 	for v in "${SEED_PATCHES[@]}"; do
 		[ -f "$SEEDS_DIR/$v" ] || die "missing seed patch $SEEDS_DIR/$v"
 	done
+	for v in $VM_KERNELS; do
+		variant_tree "$v"	# dies on an unknown name
+	done
 	check_disk
-	KEY=$(cache_key)
-	KDIR=$CACHE/$KEY
-	SRC=$KDIR/src/linux-source-6.1
-	log "cache: $KDIR"
 	build_kernels
+	if [ "${VM_BUILD_ONLY:-0}" = 1 ]; then
+		log "VM_BUILD_ONLY=1: kernels built, not booting"
+		return 0
+	fi
 
 	mkdir -p "$OUT"
-	build_initramfs
+	local arch
+	[ "${VM_RECHECK:-0}" = 1 ] || for arch in x86_64 ppc64le; do
+		for v in $VM_KERNELS; do
+			variant_tree "$v"
+			[ "$ARCH_NAME" = "$arch" ] && { build_initramfs "$arch"; break; }
+		done
+	done
 	declare -gA BOOT_SECONDS TOTAL_SECONDS QEMU_RC
 	for v in $VM_KERNELS; do
-		boot_variant "$v"
+		if [ "${VM_RECHECK:-0}" = 1 ]; then	# the host's checks on kept console logs
+			BOOT_SECONDS[$v]="?" TOTAL_SECONDS[$v]="?" QEMU_RC[$v]=0
+		else
+			boot_variant "$v"
+		fi
 	done
 
 	echo "== iomapdirty kernel lab =="
 	for v in $VM_KERNELS; do
-		echo "-- $v: build $(cat "$KDIR/$v/build-seconds")s (when it was built)," \
+		variant_tree "$v"
+		echo "-- $v: build $(cat "$KDIR/$TREE_STATE/build-seconds")s (when it was built)," \
 			"boot to /init ${BOOT_SECONDS[$v]}s, whole run ${TOTAL_SECONDS[$v]}s," \
 			"console $OUT/$v.console.log"
 		grep -E '^VMRESULT ' "$OUT/$v.console.log" || true

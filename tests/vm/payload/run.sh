@@ -15,23 +15,36 @@
 . /lib/vmcheck/lib.sh
 export PATH=/payload/bin:$PATH
 V=$VMCHECK_VARIANT
-MNT=/mnt/xfs1k
-DEV=/dev/loop0
 T=/sys/kernel/tracing
 W=/tmp/payload
-MODES="fentry kprobe tracepoint raw_tp"
+PAGE_SIZE=$(vm_page_size)
 READY_TIMEOUT=60	# seconds for a tool to attach (TCG is slow)
 STOP_TIMEOUT=60		# seconds for it to print its summary and exit
-# The scripted A/B workload: small scattered overwrites, then fsync.
-NWRITES=20 WLEN=100
-STRIDE_ALIGNED=20480	# every write inside one 1 KiB block: 1 block per folio
-STRIDE_CROSSING=20000	# as the smoke suite: 2 of the 20 writes cross a block
+RUN_TIMEOUT=300		# seconds for a workload or fio under the tool
 MMAP_PAGES=8
 # The seed's fio job (examples/seed-randwrite.fio) scaled to the guest.
 FIO_SIZE=16M FIO_RUNTIME=20 FIO_JOBS=1
-
+# Which mechanisms this guest must serve and which it must refuse (exit 3,
+# with the reason): what the host built, not what the tool says.
+# 6.1 on ppc64 has no ftrace direct calls, so no fentry (kernel-ppc64le.config).
+if [ "$PAGE_SIZE" = 4096 ]; then
+	# x86_64, 4 KiB pages: the 1 KiB-block XFS, 4 blocks per folio
+	MNT=/mnt/xfs1k DEV=/dev/loop0
+	MODES="fentry kprobe tracepoint raw_tp" REFUSED_MODES=""
+	# small scattered overwrites, then fsync: every write inside one
+	# block of its own folio (aligned), or as the smoke suite (crossing:
+	# 2 of the 20 writes cross a block)
+	NWRITES=20 WLEN=100 STRIDE_ALIGNED=20480 STRIDE_CROSSING=20000
+	FIO_BS=1k PREP_SIZE=1M
+else
+	# ppc64le, 64 KiB pages: the seed's geometry, XFS with 4 KiB blocks,
+	# 16 blocks per folio; one aligned 4 KiB write per folio
+	MNT=/mnt/xfs4k DEV=/dev/loop1
+	MODES="kprobe tracepoint raw_tp" REFUSED_MODES="fentry"
+	NWRITES=20 WLEN=4096 STRIDE_ALIGNED=$PAGE_SIZE STRIDE_CROSSING=""
+	FIO_BS=4k PREP_SIZE=$((NWRITES * PAGE_SIZE))
+fi
 mkdir -p $W
-PAGE_SIZE=$(awk '/^KernelPageSize:/ { print $2 * 1024; exit }' /proc/self/smaps)
 info() { echo "VMINFO [$(now)] $*"; }
 now() { cut -d' ' -f1 /proc/uptime; }
 jqm() { jq -M "$@"; }
@@ -170,6 +183,17 @@ plan_hook() {	# JSON HOOK FIELD
 	jqm -r --arg h "$2" ".plan.hooks[] | select(.hook == \$h) | .$3" "$1"
 }
 
+# The writeback hook auto mode must take: the per-folio function when this
+# build left it traceable (available_filter_functions, read here, not from
+# the tool), else 6.1's iomap_do_writepage, else the iomap_writepage
+# tracepoint (6.10+ has no iomap_do_writepage; writepage_map is inlined)
+expected_writeback_hook() {
+	for f in iomap_writepage_map iomap_do_writepage; do
+		grep -qx "$f" $T/available_filter_functions && { echo $f; return; }
+	done
+	echo iomap_writepage
+}
+
 check_plan() {
 	echo "--- iomapdirty probes"
 	iomapdirty probes
@@ -179,28 +203,40 @@ check_plan() {
 	cat $W/plan.json
 	check plan_auto_exit 0 $rc "iomapdirty probes"
 	p=$W/plan.json
-	check plan_writeback_hook iomap_do_writepage "$(plan_hook $p writeback_begin target)" \
-		"writeback hook (iomap_writepage_map is inlined in this build)"
-	case "$(plan_hook $p writeback_begin rejected)" in
-	*"iomap_writepage_map: not in this kernel"*)
-		vmtest_pass plan_writepage_map_fallback_documented ;;
-	*)
-		vmtest_fail plan_writepage_map_fallback_documented \
-			"want iomap_writepage_map rejected as not in this kernel, got: $(plan_hook $p writeback_begin rejected)" ;;
-	esac
+	wb=$(expected_writeback_hook)
+	check plan_writeback_hook $wb "$(plan_hook $p writeback_begin target)" \
+		"writeback hook (from available_filter_functions)"
+	if [ $wb != iomap_writepage_map ]; then
+		case "$(plan_hook $p writeback_begin rejected)" in
+		*"iomap_writepage_map: not in this kernel"*)
+			vmtest_pass plan_writepage_map_fallback_documented ;;
+		*)
+			vmtest_fail plan_writepage_map_fallback_documented \
+				"want iomap_writepage_map rejected as not in this kernel, got: $(plan_hook $p writeback_begin rejected)" ;;
+		esac
+	fi
 	check plan_submit_tracepoint iomap_writepage_map "$(plan_hook $p submit target)"
 	# a kernel with BTF and no policy against tracing programs takes tp_btf
 	check plan_submit_program_type tp_btf "$(plan_hook $p submit program_type)"
-	if [ "$V" = rfcv4 ]; then
+	check plan_write_hook iomap_write_end "$(plan_hook $p write target)"
+	# no fentry on this guest (REFUSED_MODES): auto must take kprobes
+	case " $REFUSED_MODES " in
+	*" fentry "*) check plan_write_program_type kprobe "$(plan_hook $p write program_type)" ;;
+	esac
+	case "$VM_SERIES/$VM_PATCH" in
+	6.1/rfcv4)
 		check plan_family a "$(jqm -r .plan.family $p)"
 		check plan_dirty_bitmap iomap_page.state "$(jqm -r .plan.dirty_bitmap $p)"
-		check plan_write_hook iomap_write_end "$(plan_hook $p write target)"
-		check plan_whole_folio_dirty_hook iomap_dirty_folio "$(plan_hook $p whole_folio_dirty target)"
-	else
+		check plan_whole_folio_dirty_hook iomap_dirty_folio "$(plan_hook $p whole_folio_dirty target)" ;;
+	6.1/unpatched)
 		check plan_family b "$(jqm -r .plan.family $p)"
-		check plan_dirty_bitmap none "$(jqm -r .plan.dirty_bitmap $p)"
-		check plan_write_hook iomap_write_end "$(plan_hook $p write target)"
-	fi
+		check plan_dirty_bitmap none "$(jqm -r .plan.dirty_bitmap $p)" ;;
+	6.12/*)
+		check plan_family c "$(jqm -r .plan.family $p)"
+		check plan_dirty_bitmap iomap_folio_state.state "$(jqm -r .plan.dirty_bitmap $p)"
+		check plan_whole_folio_dirty_hook iomap_dirty_folio "$(plan_hook $p whole_folio_dirty target)" ;;
+	*) vmtest_fail plan_variant_known "no expectations for $V" ;;
+	esac
 }
 
 # ------------------------------------------------------------ the scenarios
@@ -237,14 +273,14 @@ measured() {
 	shift 3
 	rm -f $f
 	info "$n: prep"
-	workload prep $f 1M >$W/prep.json || { vmtest_fail "$n.prep" "workload prep failed"; return 1; }
+	workload prep $f $PREP_SIZE >$W/prep.json || { vmtest_fail "$n.prep" "workload prep failed"; return 1; }
 	sync
 	if ! tool_start $W/hist.out $W/hist.err hist --mode $m --json --mount $MNT -i 3600; then
 		vmtest_fail "$n.attach" "iomapdirty hist --mode $m did not attach"
 		return 1
 	fi
 	trace_start
-	workload "$@" >$W/exp.json
+	timeout $RUN_TIMEOUT workload "$@" >$W/exp.json
 	wrc=$?
 	trace_stop $W/blk.trace
 	sleep 1
@@ -280,7 +316,7 @@ scatter() {
 	done
 	check "$n.dirty_blocks" "$(x app_dirty_blocks)" "$(g dirty_blocks)" "no other dirtying"
 	check_ratio "$n.block_rounding" "$(x app_dirty_bytes)" "$(x app_bytes)" "$(g block_rounding)"
-	if [ "$V" = rfcv4 ]; then
+	if [ "$VM_TRACKING" = yes ]; then
 		check "$n.submitted_blocks" "$(g dirty_blocks)" "$(g submitted_blocks)" "only dirty blocks"
 		check "$n.folio_amplification" 1 "$(g folio_amplification)"
 		check "$n.kernel_dirty_blocks" "$(g dirty_blocks)" "$(g kernel_dirty_blocks)" "RFCv4 state[] bitmap"
@@ -315,7 +351,7 @@ mmap_dirty() {
 	check "$n.losses" '{}' "$(cat $W/losses.json)"
 	check "$n.app_bytes" 0 "$(g app_bytes)"
 	check "$n.folios" "$(x folios)" "$(g folios)"
-	if [ "$V" = rfcv4 ]; then
+	if [ "$VM_TRACKING" = yes ]; then
 		if [ "$m" = tracepoint ] || [ "$m" = raw_tp ]; then
 			# no hook on iomap_dirty_folio: the RFCv4 bitmap shows it
 			check "$n.other_dirty_folios" "$(x whole_folio_dirty_events)" "$(g other_dirty_folios)" \
@@ -343,14 +379,15 @@ verify() {
 	m=$1 n="$1.verify" f=$MNT/verify-$1.dat dur=8
 	rm -f $f
 	info "$n: prep"
-	workload prep $f 1M >$W/prep.json || { vmtest_fail "$n.prep" "workload prep failed"; return; }
+	workload prep $f $PREP_SIZE >$W/prep.json || { vmtest_fail "$n.prep" "workload prep failed"; return; }
 	sync
 	if ! tool_start $W/verify.out $W/verify.err verify --mode $m --mount $MNT -D $dur --json; then
 		vmtest_fail "$n.attach" "iomapdirty verify --mode $m did not attach"
 		return
 	fi
 	w0=$(now)
-	workload scatter $f --count $NWRITES --len $WLEN --stride $STRIDE_CROSSING >$W/exp.json
+	timeout $RUN_TIMEOUT workload scatter $f --count $NWRITES --len $WLEN \
+		--stride ${STRIDE_CROSSING:-$STRIDE_ALIGNED} >$W/exp.json
 	w1=$(now)
 	i=0
 	while kill -0 $TOOL_PID 2>/dev/null && [ $i -lt $(((dur + STOP_TIMEOUT) * 10)) ]; do
@@ -374,7 +411,8 @@ verify() {
 	reason=$V_reason
 	info "$n: verdict $V_verdict (exit $TOOL_RC): $reason"
 	sub=$V_submitted_blocks
-	if [ "$V" = rfcv4 ]; then
+	case "$VM_SERIES/$VM_PATCH" in
+	6.1/rfcv4)
 		# 6.1's iomap_writepage_map tracepoint: one event per block, no
 		# offset; every submitted block is unchecked (docs/kernels.md)
 		check "$n.exit" 2 $TOOL_RC "verify on 6.1: blocks cannot be placed"
@@ -387,15 +425,83 @@ verify() {
 			"every submitted block unchecked"
 		check "$n.submitted_blocks" "$(x dirty_blocks)" "$sub"
 		check "$n.violation_blocks" 0 "$V_violation_blocks"
-	else
+		;;
+	6.12/*)
+		# 6.9+: the tracepoint gives each range's offset and length, so
+		# every submitted block is placed; the kernel wrote only dirty
+		# blocks, so the verdict is pass
+		check "$n.exit" 0 $TOOL_RC "verify with per-block dirty tracking"
+		check "$n.verdict" pass "$V_verdict"
+		check "$n.submitted_blocks" "$(x dirty_blocks)" "$sub"
+		check "$n.unchecked_blocks" 0 "$V_unchecked_blocks"
+		check "$n.violation_blocks" 0 "$V_violation_blocks"
+		;;
+	*)
 		check "$n.exit" 1 $TOOL_RC "verify without per-block dirty tracking"
 		check "$n.verdict" fail "$V_verdict"
 		case "$reason" in
 		*"no per-block dirty tracking"*) vmtest_pass "$n.reason" ;;
 		*) vmtest_fail "$n.reason" "want 'no per-block dirty tracking', got '$reason'" ;;
 		esac
+		;;
+	esac
+	rm -f $f
+}
+
+# ------------------------------------------------- blocks larger than pages
+# 6.12: XFS with 16 KiB blocks on 4 KiB pages (large block size, new in
+# 6.12): every folio is at least one block, so a small write dirties a
+# whole block and nothing is amplified. The host's mkfs.xfs makes it.
+LBS=16384 LBS_MNT=/mnt/xfs16k LBS_DEV=/dev/loop2
+large_blocks() {
+	m=$1 n="$1.lbs16k" f=$LBS_MNT/lbs-$1.dat
+	truncate -s 512M /tmp/xfs16k.img
+	if losetup $LBS_DEV /tmp/xfs16k.img && mkfs.xfs -q -f -b size=$LBS $LBS_DEV; then
+		vmtest_pass "$n.mkfs"
+	else
+		vmtest_fail "$n.mkfs" "mkfs.xfs -b size=$LBS failed"
+		return
+	fi
+	mkdir -p $LBS_MNT
+	if mount -t xfs $LBS_DEV $LBS_MNT; then
+		vmtest_pass "$n.mount"
+	else
+		vmtest_fail "$n.mount" "the kernel refused XFS with $LBS-byte blocks"
+		dmesg | tail -n 5
+		return
+	fi
+	# measured and blk_bytes work on MNT, DEV and its log
+	o_mnt=$MNT o_dev=$DEV o_devt=$DEVT o_l0=$LOG0 o_l1=$LOG1
+	MNT=$LBS_MNT DEV=$LBS_DEV DEVT=$(cat /sys/block/${LBS_DEV#/dev/}/dev)
+	set -- $(log_sectors $DEV)
+	LOG0=$1 LOG1=$2
+	if measured $m $n $f scatter $f --count $NWRITES --len $WLEN --stride $((2 * LBS)); then
+		echo "--- $n: workload"
+		cat $W/exp.json
+		echo "--- $n: iomapdirty summary totals"
+		cat $W/got.json
+		check "$n.block_size" $LBS "$(x block_size)" "the workload's block size"
+		check "$n.losses" '{}' "$(cat $W/losses.json)"
+		for k in app_bytes write_calls app_dirty_blocks folios; do
+			check "$n.$k" "$(x $k)" "$(g $k)"
+		done
+		check "$n.dirty_blocks" "$(x app_dirty_blocks)" "$(g dirty_blocks)"
+		check "$n.submitted_blocks" "$(x app_dirty_blocks)" "$(g submitted_blocks)" \
+			"one block per folio: the dirty block is the folio"
+		check "$n.folio_amplification" 1 "$(g folio_amplification)"
+		check "$n.blocklayer_expected" $(($(x app_dirty_blocks) * LBS)) "$blk_file" \
+			"bytes the block layer wrote into the file vs the dirty blocks the workload made"
+		check "$n.blocklayer_bytes" "$(g submitted_bytes)" "$blk_file" \
+			"data written into the file at the block layer vs the tool's submitted_bytes"
+		echo "VMRESULT lbs variant=$V mode=$m block_size=$LBS writes=$NWRITES len=$WLEN" \
+			"app_dirty_blocks=$(g app_dirty_blocks) folios=$(g folios)" \
+			"submitted_blocks=$(g submitted_blocks) submitted_bytes=$(g submitted_bytes)" \
+			"folio_amplification=$(g folio_amplification) blk_file_bytes=$blk_file"
 	fi
 	rm -f $f
+	MNT=$o_mnt DEV=$o_dev DEVT=$o_devt LOG0=$o_l0 LOG1=$o_l1
+	umount $LBS_MNT
+	losetup -d $LBS_DEV
 }
 
 # ------------------------------------------------------------ the seed's fio
@@ -406,6 +512,7 @@ fio_seed() {
 	# dirty in the page cache after the run, seen by neither the tool nor
 	# the block layer, and make app_bytes one write short of fio's io_bytes)
 	sed -e "s/^numjobs=.*/numjobs=$FIO_JOBS/" -e "s/^size=.*/size=$FIO_SIZE/" \
+		-e "s/^bs=.*/bs=$FIO_BS/" \
 		-e "s/^runtime=.*/runtime=$FIO_RUNTIME/" -e '$a end_fsync=1' \
 		/payload/bin/seed-randwrite.fio >$job
 	echo "--- the seed's fio job, scaled to the guest"
@@ -419,7 +526,7 @@ fio_seed() {
 	trace_start
 	t0=$(now)
 	info "fio: the measured run"
-	iomapdirty run --mount $MNT --json $W/run.json -- \
+	timeout $RUN_TIMEOUT iomapdirty run --mount $MNT --json $W/run.json -- \
 		fio --directory=$MNT --output-format=json --output=$W/fio.json $job
 	rc=$?
 	t1=$(now)
@@ -440,11 +547,11 @@ fio_seed() {
 	check "$n.losses" '{}' "$(jqm -c '[.losses | to_entries[] | select(.value != 0)] | from_entries' $W/run.json)"
 	check "$n.trace_overrun" 0 "$TRACE_OVERRUN"
 	check "$n.app_bytes" "$(fw io_bytes)" "$(r app_bytes)" "fio's write io_bytes"
-	check "$n.write_calls" "$(fw total_ios)" "$(r write_calls)" "fio's writes (bs=1k: one folio each)"
+	check "$n.write_calls" "$(fw total_ios)" "$(r write_calls)" "fio's writes (bs=$FIO_BS: one folio each)"
 	# fdatasync after every write: one folio, one dirty block per write
 	check "$n.folios" "$(fw total_ios)" "$(r folios)"
 	check "$n.dirty_blocks" "$(fw total_ios)" "$(r dirty_blocks)"
-	if [ "$V" = rfcv4 ]; then
+	if [ "$VM_TRACKING" = yes ]; then
 		check "$n.folio_amplification" 1 "$(r folio_amplification)"
 	else
 		bpf=$((PAGE_SIZE / $(r block_bytes)))
@@ -465,7 +572,7 @@ fio_seed() {
 		"folios=$(r folios) submitted_blocks=$(r submitted_blocks) submitted_bytes=$(r submitted_bytes)" \
 		"block_rounding=$(r block_rounding) folio_amplification=$(r folio_amplification)" \
 		"blk_file_bytes=$blk_file blk_other_bytes=$blk_other blk_log_bytes=$blk_log" \
-		"size=$FIO_SIZE runtime_s=$FIO_RUNTIME numjobs=$FIO_JOBS"
+		"size=$FIO_SIZE runtime_s=$FIO_RUNTIME numjobs=$FIO_JOBS bs=$FIO_BS page_size=$PAGE_SIZE"
 	rm -f $MNT/fio-run.*
 }
 
@@ -473,6 +580,15 @@ fio_seed() {
 info "payload: iomapdirty end-to-end, variant $V, uptime $(now) s"
 check_plan
 info "plan checked"
+for m in $REFUSED_MODES; do
+	# this guest cannot serve the mode: exit 3 (unsupported) and the reason
+	echo "--- iomapdirty probes --mode $m (must be refused)"
+	iomapdirty probes --mode $m >$W/refused.out 2>&1
+	rc=$?
+	cat $W/refused.out
+	check "$m.probes_refused_exit" 3 $rc "iomapdirty probes --mode $m on a kernel without it"
+	vmtest_check "$m.probes_refused_reason" "no reason printed" grep -qi "$m" $W/refused.out
+done
 for m in $MODES; do
 	echo "--- iomapdirty probes --mode $m"
 	iomapdirty probes --mode $m
@@ -481,11 +597,12 @@ for m in $MODES; do
 	[ $rc -eq 0 ] || continue
 	m0=$(now)
 	scatter $m aligned $STRIDE_ALIGNED
-	scatter $m crossing $STRIDE_CROSSING
+	[ -n "$STRIDE_CROSSING" ] && scatter $m crossing $STRIDE_CROSSING
 	mmap_dirty $m
 	verify $m
 	info "mode $m: $(awk -v a=$m0 -v b=$(now) 'BEGIN { print b - a }') s"
 done
+[ "$VM_SERIES" = 6.12 ] && large_blocks tracepoint
 fio_seed
 info "payload done, uptime $(now) s"
 exit 0
