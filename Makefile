@@ -32,7 +32,7 @@ USER_SRCS := $(filter-out user/main.c,$(wildcard user/*.c))
 USER_OBJS := $(patsubst user/%.c,$(OUTPUT)/%.o,$(USER_SRCS))
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all clean check unit unit-bins e2e-bins demo deps vmcheck static static-ppc64le
+.PHONY: all clean check unit unit-bins e2e-bins demo deps vmcheck vmcheck-all static static-ppc64le
 all: iomapdirty
 
 $(OUTPUT) $(OUTPUT)/tests:
@@ -121,13 +121,20 @@ check: deps
 
 # The kernel lab with its payload (tests/vm/payload): the end-to-end
 # checks and the seed's fio job in both guests; writes docs/lab-results.md.
-VMCHECK_KERNELS ?= unpatched rfcv4
+# `make vmcheck` runs the guests CI runs (tests/vm/README.md, "Cost"),
+# `make vmcheck-all` every guest.
+VMCHECK_ALL := unpatched rfcv4 debian612 ppc-unpatched ppc-rfcv4
+VMCHECK_KERNELS ?= unpatched rfcv4 ppc-unpatched ppc-rfcv4
 vmcheck: deps
 	$(Q)scripts/install-deps.sh --lab
-	$(Q)$(MAKE) -s all static
+	$(Q)$(MAKE) -s all static static-ppc64le
 	$(Q)VM_KERNELS="$(VMCHECK_KERNELS)" VM_PAYLOAD_DIR=tests/vm/payload \
 		VM_PAYLOAD_EXTRA="iomapdirty.static tests/e2e/workload.static jq examples/seed-randwrite.fio" \
+		VM_PAYLOAD_EXTRA_PPC64LE="$(PPC64LE_OUTPUT)/iomapdirty.static $(PPC64LE_OUTPUT)/workload.static examples/seed-randwrite.fio" \
 		VM_RESULTS_MD=docs/lab-results.md tests/vm/vmcheck.sh
+
+vmcheck-all:
+	$(Q)$(MAKE) vmcheck VMCHECK_KERNELS="$(VMCHECK_ALL)"
 
 clean:
 	$(call msg,CLEAN)

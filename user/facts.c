@@ -256,9 +256,17 @@ static void facts_init(struct kfacts *f)
 /* err: 0 or a negative errno, as the trials return it */
 static void set_trial(enum trial *t, char *msg, size_t len, int err)
 {
+	const char *name = err ? strerrorname_np(-err) : "ok";
+
 	*t = err ? TRIAL_FAILED : TRIAL_OK;
-	/* errno names have no spaces: facts files keep them whole */
-	snprintf(msg, len, "%s", err ? strerrorname_np(-err) : "ok");
+	/* errno names have no spaces: facts files keep them whole. The kernel's
+	 * own codes (ENOTSUPP 524: fentry on an arch without trampolines) have
+	 * no name in libc.
+	 */
+	if (name)
+		snprintf(msg, len, "%s", name);
+	else
+		snprintf(msg, len, "errno_%d", -err);
 }
 
 enum trial facts_func_trial(struct kfacts *f, struct func_fact *fn, int mech)

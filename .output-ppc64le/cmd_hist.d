@@ -1,0 +1,16 @@
+.output-ppc64le/cmd_hist.o: user/cmd_hist.c user/commands.h \
+ user/session.h user/engine.h user/plan.h user/facts.h \
+ include/iomapdirty.h user/programs.h user/snapshot.h user/fsinfo.h \
+ user/report.h user/exitcodes.h user/sampler.h
+user/commands.h:
+user/session.h:
+user/engine.h:
+user/plan.h:
+user/facts.h:
+include/iomapdirty.h:
+user/programs.h:
+user/snapshot.h:
+user/fsinfo.h:
+user/report.h:
+user/exitcodes.h:
+user/sampler.h:

@@ -1,0 +1,16 @@
+.output-ppc64le/cmd_probes.o: user/cmd_probes.c user/commands.h \
+ user/session.h user/engine.h user/plan.h user/facts.h \
+ include/iomapdirty.h user/programs.h user/snapshot.h user/fsinfo.h \
+ user/report.h user/exitcodes.h user/json.h
+user/commands.h:
+user/session.h:
+user/engine.h:
+user/plan.h:
+user/facts.h:
+include/iomapdirty.h:
+user/programs.h:
+user/snapshot.h:
+user/fsinfo.h:
+user/report.h:
+user/exitcodes.h:
+user/json.h:
