@@ -3,6 +3,8 @@
 # kernel's own iomap tracepoints (tracefs_truth.sh), no BPF involved.
 #
 # usage: validate_truth.sh [SCENARIO...]     (default: all; needs root)
+# A suite of `make check` (tests/run.sh): the expectations every e2e run
+# is held to are themselves held to the kernel, with no BPF loaded.
 # Prints PASS/FAIL per figure, INFO lines with the raw numbers, and
 # "N passed, N failed"; exit status 1 if anything failed.
 # Set KEEP=DIR to keep each scenario's expected JSON, truth JSON and raw trace.
@@ -31,8 +33,8 @@ run_one() {
 		e2e_fail "$name" "prep failed"; xfsloop_cleanup "$mnt"; return
 	fi
 	scenario_argv "$name" "$mnt"
-	if ! "$E2E_DIR/tracefs_truth.sh" -o "$work/exp.json" -r "$work/raw.txt" \
-		"$mnt" -- "${SCENARIO_ARGV[@]}" >"$work/truth.json"; then
+	if ! timeout -s KILL 120 "$E2E_DIR/tracefs_truth.sh" -B -o "$work/exp.json" \
+		-r "$work/raw.txt" "$mnt" -- "${SCENARIO_ARGV[@]}" >"$work/truth.json"; then
 		e2e_fail "$name" "workload or tracing failed"; xfsloop_cleanup "$mnt"; return
 	fi
 	view=$(e2e_expect_view "$work/exp.json")
@@ -44,6 +46,14 @@ run_one() {
 	e2e_check "$name.per_folio.submitted_blocks" \
 		"$(jq -cS '.totals.per_folio.submitted_blocks' <<<"$view")" \
 		"$(jq -cS '.per_folio.submitted_blocks' <<<"$truth")"
+	# what reached the device inside the files' extents (block_rq_issue)
+	e2e_check "$name.device_bytes" "$(jq -c '.totals.submitted_bytes' <<<"$view")" \
+		"$(jq -c .device_bytes <<<"$truth")"
+	e2e_check "$name.hole_bytes" 0 "$(jq -c .hole_bytes <<<"$truth")"
+	if [[ $name == unwritten_* ]]; then	# each range went to the unwritten extent
+		e2e_check "$name.unwritten_ranges" "$(jq -c .ranges <<<"$truth")" \
+			"$(jq -c .unwritten_ranges <<<"$truth")"
+	fi
 	e2e_check "$name.per_folio.folio_bytes" \
 		"$(jq -cS '.totals.per_folio.folio_bytes' <<<"$view")" \
 		"$(jq -cS '.per_folio.folio_bytes' <<<"$truth")"

@@ -11,8 +11,12 @@
  * writes between two fsyncs) dirties the union of the blocks its writes
  * touch; exactly those blocks are submitted.  One folio is written back per
  * folio touched; with order-0 folios that is one per page touched.  A store
- * through mmap dirties its whole folio (iomap_dirty_folio).  The last block
- * of a file whose size is not block aligned is submitted whole.
+ * through mmap dirties its whole folio (iomap_dirty_folio), also the blocks
+ * past EOF; writeback submits only the dirty blocks below
+ * round_up(i_size, block size), so blocks past EOF (mmap of a partial last
+ * page, a truncate that cuts a dirty folio) are dirty but not submitted.
+ * The last block of a file whose size is not block aligned is submitted
+ * whole.
  *
  * The top-level figures assume order-0 (page-sized) folios, as `prep` makes
  * them by default; "folios" is null where large folios are expected.
@@ -21,6 +25,7 @@
  * with those folios: exact even with large folios.  They agree with the
  * top-level ones whenever the order-0 assumption held.
  */
+#define _GNU_SOURCE	/* syncfs */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -33,6 +38,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
+#include <pthread.h>
 #include <unistd.h>
 #include "expect.h"
 #include "folio_layout.h"
@@ -59,13 +65,20 @@ struct counters {
 	uint64_t app_dirty_blocks;	/* blocks touched by write(2) */
 	uint64_t dirty_blocks;		/* blocks dirtied, by any means */
 	uint64_t whole_folio_dirty_events;
+	/* Folios with dirty blocks no seen write(2) explains (mmap, unseen). */
+	uint64_t other_dirty_folios;
 	uint64_t folios;		/* folios written back */
 	uint64_t folio_bytes;		/* sum of their sizes */
 	uint64_t max_folio_bytes;
 	uint64_t submitted_blocks;
-	/* Per folio written back: dirty (= submitted) blocks, folio size. */
+	/*
+	 * Per folio written back: dirty blocks, submitted blocks, folio
+	 * size, and submitted / dirty in millionths (amplification).
+	 */
 	struct value_counts per_folio_blocks;
+	struct value_counts per_folio_sub;
 	struct value_counts per_folio_bytes;
+	struct value_counts per_folio_amp_micro;
 };
 
 struct expect {
@@ -81,6 +94,8 @@ struct expect {
 	bool folios_known;		/* false: large folios expected */
 	uint64_t max_folios;		/* upper bound when !folios_known */
 	bool expect_large_folios;
+	/* The ranges were dirtied before the tool attached: no write seen. */
+	bool unseen;
 	/* Same, with the folios measured before each writeback. */
 	struct counters meas;
 	int layout_err;			/* 0, or -errno of a failed probe */
@@ -105,11 +120,16 @@ static void usage(void)
 "usage: workload selftest\n"
 "       workload prep PATH SIZE [--chunk BYTES]   (default chunk: page size)\n"
 "       workload scatter PATH --count N --len L --stride S [--start OFF] [--no-fsync]\n"
+"                        [--unseen]   (the same writes made earlier, unsynced: only fsync)\n"
 "       workload span PATH\n"
 "       workload mmap PATH --pages K\n"
 "       workload eof PATH [--no-setup]\n"
 "       workload large PATH [--no-setup]\n"
 "       workload twofiles PATHA PATHB\n"
+"       workload truncate PATH   (a 16 KiB file, 1 KiB blocks)\n"
+"       workload mmap_eof PATH   (a 5000-byte file)\n"
+"       workload threads --threads N PATH...   (files of >= 1 MiB)\n"
+"       workload manyfiles DIR N LEN   (N new files, LEN bytes each, syncfs)\n"
 "       workload layout PATH\n"
 "Sizes accept K, M, G suffixes.\n");
 	exit(2);
@@ -231,9 +251,11 @@ static uint64_t units(const struct byte_range *r, size_t n, uint64_t unit)
 
 /*
  * The folios containing @r (@folios: a measured layout; NULL: order-0, the
- * pages), one range per element of @r, clipped to the file's last block:
- * writeback submits nothing past round_up(i_size, block_size).  Returns how
- * many ranges were written to @out.
+ * pages), one range per element of @r, whole (iomap_dirty_folio dirties
+ * every block of the folio, also those past EOF; writeback then submits
+ * nothing past round_up(i_size, block_size), see add_per_folio()); folios
+ * wholly past the last block are left out.  Returns how many ranges were
+ * written to @out.
  */
 static size_t containing_folios(const struct expect *e,
 				const struct byte_range *r, size_t n,
@@ -258,9 +280,8 @@ static size_t containing_folios(const struct expect *e,
 		}
 		if (f.off >= eof)
 			continue;
-		if (f.off + f.len > eof)
-			f.len = eof - f.off;
-		out[m++] = f;
+		out[m++] = f;	/* whole: iomap_dirty_folio marks every block */
+
 	}
 	return m;
 }
@@ -331,20 +352,25 @@ static size_t touched_folios(const struct byte_range *r, size_t n,
 
 /*
  * Per-folio figures of one epoch: each touched folio's dirty blocks (the
- * written ranges clipped to it, or for mmap the whole folio up to the last
- * block of the file) and its size.  Returns the sum of the dirty blocks.
+ * written ranges clipped to it, or for mmap the whole folio), the blocks writeback submits of them (those below
+ * round_up(i_size, block size): a truncate that cuts a folio leaves the
+ * dirty bits past the new EOF set, iomap_invalidate_folio clears only
+ * whole folios, and writeback stops at EOF) and its size.  Returns the sum
+ * of the dirty blocks; *submitted gets the sum of the submitted ones.
  */
 static uint64_t add_per_folio(const struct expect *e, struct counters *c,
 			      const struct byte_range *r, size_t n,
-			      bool is_mmap, const struct folio_layout *lo)
+			      bool is_mmap, const struct folio_layout *lo,
+			      uint64_t *submitted)
 {
 	uint64_t bs = e->block_size, eof = (file_size(e) + bs - 1) / bs * bs;
 	struct byte_range *folios, *clip = calloc(n ? n : 1, sizeof(*clip));
-	uint64_t total = 0, blocks;
+	uint64_t total = 0, blocks, sub;
 	size_t nf, f, i, m;
 
 	if (!clip)
 		die("out of memory");
+	*submitted = 0;
 	nf = touched_folios(r, n, lo, &folios);
 	for (f = 0; f < nf; f++) {
 		uint64_t fs = folios[f].off, fe = fs + folios[f].len;
@@ -352,7 +378,7 @@ static uint64_t add_per_folio(const struct expect *e, struct counters *c,
 		m = 0;
 		if (is_mmap) {
 			clip[m].off = fs;
-			clip[m++].len = (fe < eof ? fe : eof) - fs;
+			clip[m++].len = fe - fs;
 		} else {
 			for (i = 0; i < n; i++) {
 				uint64_t s = r[i].off > fs ? r[i].off : fs;
@@ -364,9 +390,20 @@ static uint64_t add_per_folio(const struct expect *e, struct counters *c,
 			}
 		}
 		blocks = units(clip, m, bs);
+		for (i = 0; i < m; i++) {	/* what writeback sends */
+			if (clip[i].off >= eof)
+				clip[i].len = 0;
+			else if (clip[i].off + clip[i].len > eof)
+				clip[i].len = eof - clip[i].off;
+		}
+		sub = units(clip, m, bs);
 		value_add(&c->per_folio_blocks, blocks, 1);
+		value_add(&c->per_folio_sub, sub, 1);
 		value_add(&c->per_folio_bytes, folios[f].len, 1);
+		if (blocks)
+			value_add(&c->per_folio_amp_micro, sub * 1000000 / blocks, 1);
 		total += blocks;
+		*submitted += sub;
 	}
 	free(folios);
 	free(clip);
@@ -383,7 +420,7 @@ static void add_epoch(const struct expect *e, struct counters *c,
 		      const struct folio_layout *lo)
 {
 	struct byte_range *whole = calloc(n ? n : 1, sizeof(*whole));
-	uint64_t nfolios, bytes, max = 0, blocks;
+	uint64_t nfolios, bytes, max = 0, blocks, submitted;
 	size_t m;
 
 	if (!whole)
@@ -396,10 +433,15 @@ static void add_epoch(const struct expect *e, struct counters *c,
 		max = nfolios ? page_size : 0;
 	}
 	if (is_mmap) {
-		/* iomap_dirty_folio: the whole folio (up to EOF) is dirty. */
+		/* iomap_dirty_folio: the whole folio is dirty. */
 		m = containing_folios(e, r, n, lo, whole);
 		blocks = units(whole, m, e->block_size);
 		c->whole_folio_dirty_events += nfolios;
+		c->other_dirty_folios += nfolios;
+	} else if (e->unseen) {
+		/* the kernel's bitmap shows them, no write was seen */
+		blocks = units(r, n, e->block_size);
+		c->other_dirty_folios += nfolios;
 	} else {
 		blocks = units(r, n, e->block_size);
 		c->app_dirty_blocks += blocks;
@@ -412,10 +454,10 @@ static void add_epoch(const struct expect *e, struct counters *c,
 		}
 	}
 	/* Folios partition the file: the per-folio blocks must add up. */
-	if (add_per_folio(e, c, r, n, is_mmap, lo) != blocks)
+	if (add_per_folio(e, c, r, n, is_mmap, lo, &submitted) != blocks)
 		die("internal: per-folio blocks do not add up to %" PRIu64, blocks);
 	c->dirty_blocks += blocks;
-	c->submitted_blocks += blocks;	/* per-block dirty tracking */
+	c->submitted_blocks += submitted;	/* per-block dirty tracking */
 	c->folios += nfolios;
 	c->folio_bytes += bytes;
 	if (max > c->max_folio_bytes)
@@ -447,6 +489,15 @@ static void epoch_done(struct expect *e, const struct byte_range *r, size_t n,
 		add_epoch(e, &e->meas, r, n, is_mmap, &e->layout);
 }
 
+/* One write, as an epoch of its own: pwrite, account, fsync. */
+static void write_epoch(struct expect *e, const char *buf,
+			const struct byte_range *r)
+{
+	do_pwrite(e, buf, r->len, r->off);
+	epoch_done(e, r, 1, false);
+	do_fsync(e);
+}
+
 /* ---- output --------------------------------------------------------------- */
 
 static void print_values(const struct value_counts *vc)
@@ -457,6 +508,18 @@ static void print_values(const struct value_counts *vc)
 	for (i = 0; i < vc->n; i++)
 		printf("%s\"%" PRIu64 "\":%" PRIu64, i ? "," : "", vc->value[i],
 		       vc->count[i]);
+	printf("}");
+}
+
+/* Values kept in millionths, printed as decimals ("0.5"). */
+static void print_micro_values(const struct value_counts *vc)
+{
+	size_t i;
+
+	printf("{");
+	for (i = 0; i < vc->n; i++)
+		printf("%s\"%.6g\":%" PRIu64, i ? "," : "",
+		       vc->value[i] / 1e6, vc->count[i]);
 	printf("}");
 }
 
@@ -483,6 +546,7 @@ static void print_counters(const struct expect *e, const struct counters *c,
 	       c->app_dirty_blocks * bs, c->dirty_blocks - c->app_dirty_blocks,
 	       c->dirty_blocks, c->dirty_blocks * bs,
 	       c->whole_folio_dirty_events);
+	printf(",\"other_dirty_folios\":%" PRIu64, c->other_dirty_folios);
 	if (folios_known)
 		printf(",\"folios\":%" PRIu64 ",\"folio_bytes\":%" PRIu64
 		       ",\"max_folio_bytes\":%" PRIu64,
@@ -501,11 +565,12 @@ static void print_counters(const struct expect *e, const struct counters *c,
 		printf(",\"per_folio\":{\"dirty_blocks\":");
 		print_values(&c->per_folio_blocks);
 		printf(",\"submitted_blocks\":");
-		print_values(&c->per_folio_blocks);
+		print_values(&c->per_folio_sub);
 		printf(",\"folio_bytes\":");
 		print_values(&c->per_folio_bytes);
-		/* submitted / dirty is 1 for every folio */
-		printf(",\"folio_amplification\":{\"1\":%" PRIu64 "}}", c->folios);
+		printf(",\"folio_amplification\":");
+		print_micro_values(&c->per_folio_amp_micro);
+		printf("}");
 	} else {
 		printf(",\"per_folio\":null");
 	}
@@ -640,10 +705,18 @@ static int cmd_prep(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * scatter: COUNT writes of LEN bytes every STRIDE bytes from START, then
+ * fsync.  With --unseen nothing is written: the same writes were made
+ * before (`scatter ... --no-fsync`, before the tool attached), and only
+ * the fsync is done; they are counted as dirtying no write explains (the
+ * kernel's dirty bitmap shows them): app_bytes and write_calls 0.
+ */
 static int cmd_scatter(int argc, char **argv)
 {
 	uint64_t count = 0, len = 0, stride = 0, start = 0, i;
 	bool have_c = false, have_l = false, have_s = false, sync = true;
+	bool unseen = false;
 	struct byte_range *r;
 	struct expect e;
 	char *buf;
@@ -654,6 +727,8 @@ static int cmd_scatter(int argc, char **argv)
 	for (a = 2; a < argc; a++) {
 		if (!strcmp(argv[a], "--no-fsync")) {
 			sync = false;
+		} else if (!strcmp(argv[a], "--unseen")) {
+			unseen = true;
 		} else if (a + 1 < argc && !strcmp(argv[a], "--count")) {
 			count = parse_size(argv[++a]);
 			have_c = true;
@@ -679,9 +754,11 @@ static int cmd_scatter(int argc, char **argv)
 	if (count && start + (count - 1) * stride + len > file_size(&e))
 		fprintf(stderr, "workload: note: writes extend %s past its size\n",
 			argv[1]);
+	e.unseen = unseen;
 	for (i = 0; i < count; i++) {
 		r[i] = (struct byte_range){ start + i * stride, len };
-		do_pwrite(&e, buf, r[i].len, r[i].off);
+		if (!unseen)
+			do_pwrite(&e, buf, r[i].len, r[i].off);
 	}
 	epoch_done(&e, r, count, false);
 	if (sync)
@@ -703,9 +780,7 @@ static int cmd_span(int argc, char **argv)
 	if (argc != 2)
 		usage();
 	open_file(&e, argv[1], O_CREAT);
-	do_pwrite(&e, buf, r.len, r.off);
-	epoch_done(&e, &r, 1, false);
-	do_fsync(&e);
+	write_epoch(&e, buf, &r);
 	print_one("span", &e);
 	finish(&e);
 	free(buf);
@@ -786,15 +861,11 @@ static int cmd_eof(int argc, char **argv)
 	if (do_setup) {
 		if (ftruncate(e.fd, 0))
 			die("truncate %s: %s", argv[1], strerror(errno));
-		do_pwrite(&e, buf, setup.len, setup.off);
-		epoch_done(&e, &setup, 1, false);
-		do_fsync(&e);
+		write_epoch(&e, buf, &setup);
 	} else if (file_size(&e) != EOF_FILE_BYTES) {
 		die("%s: --no-setup needs a %d-byte file", argv[1], EOF_FILE_BYTES);
 	}
-	do_pwrite(&e, buf, r.len, r.off);
-	epoch_done(&e, &r, 1, false);
-	do_fsync(&e);
+	write_epoch(&e, buf, &r);
 	print_one("eof", &e);
 	finish(&e);
 	free(buf);
@@ -871,6 +942,81 @@ static int cmd_large(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * truncate: a 16 KiB file (order-0, `prep PATH 16K`), 1 KiB blocks.  Epoch
+ * 1: page 2 written whole, page 3 written whole, then truncated to 10240:
+ * page 3 is dropped dirty (never written back, never reported), page 2 is
+ * cut at its third block; its blocks 10 and 11 stay dirty in the kernel's
+ * bitmap (iomap_invalidate_folio clears only whole folios) but writeback
+ * stops at EOF: 4 blocks dirty, 2 submitted.  Epoch 2: 100 bytes at 12288,
+ * where the dropped page 3 was (the file grows back to 12388): one block
+ * dirty and submitted, and nothing of epoch 1's page 3 may come back with
+ * it.  The truncate offset is block aligned, so no partial block is zeroed
+ * (that would go through iomap_write_end as a write of its own).
+ */
+#define TRUNC_FILE_BYTES	16384
+#define TRUNC_TO		10240
+
+static int cmd_truncate(int argc, char **argv)
+{
+	struct byte_range r1 = { 8192, 4096 }, r2 = { 12288, 100 };
+	char *buf = data_buf(4096);
+	struct expect e;
+
+	if (argc != 2)
+		usage();
+	open_file(&e, argv[1], 0);
+	if (file_size(&e) != TRUNC_FILE_BYTES || e.block_size != 1024)
+		die("%s: truncate needs a %d-byte file on 1 KiB blocks", argv[1],
+		    TRUNC_FILE_BYTES);
+	do_pwrite(&e, buf, r1.len, r1.off);
+	do_pwrite(&e, buf, 4096, 12288);
+	if (ftruncate(e.fd, TRUNC_TO))
+		die("truncate %s: %s", argv[1], strerror(errno));
+	/* page 3's write went with the page: the tool never sees it back */
+	e.app_bytes -= 4096;
+	e.write_calls -= 1;
+	epoch_done(&e, &r1, 1, false);
+	do_fsync(&e);
+	write_epoch(&e, buf, &r2);
+	print_one("truncate", &e);
+	finish(&e);
+	free(buf);
+	return 0;
+}
+
+/*
+ * mmap_eof: a 5000-byte file (`prep PATH 5000`); one byte stored through
+ * a shared mapping at 4500, in the partial last page.  The whole folio is
+ * dirtied (every block, past EOF too), writeback sends the blocks up to
+ * round_up(5000, block size) only.
+ */
+static int cmd_mmap_eof(int argc, char **argv)
+{
+	struct byte_range r = { 4500, 1 };
+	struct expect e;
+	char *p;
+
+	if (argc != 2)
+		usage();
+	open_file(&e, argv[1], 0);
+	if (file_size(&e) != EOF_FILE_BYTES)
+		die("%s: mmap_eof needs a %d-byte file", argv[1], EOF_FILE_BYTES);
+	p = mmap(NULL, EOF_FILE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, e.fd, 0);
+	if (p == MAP_FAILED)
+		die("mmap %s: %s", argv[1], strerror(errno));
+	p[r.off] = 'A';
+	epoch_done(&e, &r, 1, true);
+	if (msync(p, EOF_FILE_BYTES, MS_SYNC))
+		die("msync %s: %s", argv[1], strerror(errno));
+	if (munmap(p, EOF_FILE_BYTES))
+		die("munmap %s: %s", argv[1], strerror(errno));
+	do_fsync(&e);
+	print_one("mmap_eof", &e);
+	finish(&e);
+	return 0;
+}
+
 static void add_counters(struct counters *t, const struct counters *c)
 {
 	size_t i;
@@ -881,9 +1027,16 @@ static void add_counters(struct counters *t, const struct counters *c)
 	for (i = 0; i < c->per_folio_bytes.n; i++)
 		value_add(&t->per_folio_bytes, c->per_folio_bytes.value[i],
 			  c->per_folio_bytes.count[i]);
+	for (i = 0; i < c->per_folio_sub.n; i++)
+		value_add(&t->per_folio_sub, c->per_folio_sub.value[i],
+			  c->per_folio_sub.count[i]);
+	for (i = 0; i < c->per_folio_amp_micro.n; i++)
+		value_add(&t->per_folio_amp_micro, c->per_folio_amp_micro.value[i],
+			  c->per_folio_amp_micro.count[i]);
 	t->app_dirty_blocks += c->app_dirty_blocks;
 	t->dirty_blocks += c->dirty_blocks;
 	t->whole_folio_dirty_events += c->whole_folio_dirty_events;
+	t->other_dirty_folios += c->other_dirty_folios;
 	t->folio_write_calls += c->folio_write_calls;
 	t->folios += c->folios;
 	t->folio_bytes += c->folio_bytes;
@@ -893,10 +1046,47 @@ static void add_counters(struct counters *t, const struct counters *c)
 }
 
 /*
+ * Several files of one filesystem: expected figures per file, keyed by
+ * inode number, and totals (the same fields, summed: the block size is
+ * common).
+ */
+static void print_many(const char *scenario, struct expect *f, size_t n)
+{
+	struct expect t = f[0];
+	size_t i;
+
+	memset(&t.calc, 0, sizeof(t.calc));
+	memset(&t.meas, 0, sizeof(t.meas));
+	t.app_bytes = t.write_calls = 0;
+	t.layout_err = 0;
+	for (i = 0; i < n; i++) {
+		t.app_bytes += f[i].app_bytes;
+		t.write_calls += f[i].write_calls;
+		add_counters(&t.calc, &f[i].calc);
+		add_counters(&t.meas, &f[i].meas);
+		if (!t.layout_err)
+			t.layout_err = f[i].layout_err;
+	}
+	printf("{\"scenario\":\"%s\",\"files\":{", scenario);
+	for (i = 0; i < n; i++) {
+		printf("%s\"%" PRIu64 "\":{", i ? "," : "", (uint64_t)f[i].ino);
+		print_file(&f[i]);
+		printf("}");
+	}
+	printf("},\"totals\":{");
+	print_counters(&t, &t.calc, true);
+	if (!t.layout_err) {
+		printf(",\"layout\":{\"probe\":\"kpageflags\",\"expect\":{");
+		print_counters(&t, &t.meas, true);
+		printf("}}");
+	}
+	printf("}}\n");
+}
+
+/*
  * twofiles: interleaved scattered writes, 10 into A (100 bytes every 20000)
  * and 17 into B (3000 bytes every 12345 from 4096: crossing blocks and
- * pages), fsync both.  Expected figures per file, keyed by inode number,
- * and totals.
+ * pages), fsync both.
  */
 #define TWO_NA 10
 #define TWO_NB 17
@@ -905,51 +1095,227 @@ static int cmd_twofiles(int argc, char **argv)
 {
 	struct byte_range ra[TWO_NA], rb[TWO_NB];
 	char *buf = data_buf(3000);
-	struct expect a, b, t;
+	struct expect f[2];
 	uint64_t i;
 
 	if (argc != 3)
 		usage();
-	open_file(&a, argv[1], O_CREAT);
-	open_file(&b, argv[2], O_CREAT);
-	if (a.dev != b.dev || a.ino == b.ino)
+	open_file(&f[0], argv[1], O_CREAT);
+	open_file(&f[1], argv[2], O_CREAT);
+	if (f[0].dev != f[1].dev || f[0].ino == f[1].ino)
 		die("twofiles needs two different files on one filesystem");
 	for (i = 0; i < TWO_NB; i++) {
 		if (i < TWO_NA) {
 			ra[i] = (struct byte_range){ i * 20000, 100 };
-			do_pwrite(&a, buf, ra[i].len, ra[i].off);
+			do_pwrite(&f[0], buf, ra[i].len, ra[i].off);
 		}
 		rb[i] = (struct byte_range){ 4096 + i * 12345, 3000 };
-		do_pwrite(&b, buf, rb[i].len, rb[i].off);
+		do_pwrite(&f[1], buf, rb[i].len, rb[i].off);
 	}
-	epoch_done(&a, ra, TWO_NA, false);
-	epoch_done(&b, rb, TWO_NB, false);
-	do_fsync(&a);
-	do_fsync(&b);
+	epoch_done(&f[0], ra, TWO_NA, false);
+	epoch_done(&f[1], rb, TWO_NB, false);
+	do_fsync(&f[0]);
+	do_fsync(&f[1]);
+	print_many("twofiles", f, 2);
+	finish(&f[0]);
+	finish(&f[1]);
+	free(buf);
+	return 0;
+}
 
-	/* Totals: the same fields, summed (block size is common). */
-	t = a;
-	t.app_bytes += b.app_bytes;
-	t.write_calls += b.write_calls;
-	add_counters(&t.calc, &b.calc);
-	add_counters(&t.meas, &b.meas);
-	t.layout_err = a.layout_err ? a.layout_err : b.layout_err;
+/*
+ * threads: THREADS writer threads write FILES files at once (each already
+ * laid out, at least 1 MiB, order-0) while two more threads fsync them in
+ * a loop, half of the files each: writes and two writeback threads
+ * contend for the tool's page table and context slots.  Every write of
+ * thread t into file f is its own page (slot i * THREADS + t, page
+ * THREADS_PAGE0 + slot), so each page is dirtied once and written back
+ * exactly once, whenever the syncers get to it; the last fsyncs, after the
+ * writers are done, find the rest.  Write k of a thread is 1 + (k * 37 +
+ * t * 211 + f * 13) % 1500 bytes at (k * 97 + f * 31) % 2500 within its
+ * page: lengths and offsets vary, blocks crossed or not.  The expected
+ * figures are those of one epoch per file (the union of its writes): the
+ * per-page split makes the epoch boundaries irrelevant.
+ */
+#define THREADS_MAX	16
+#define FILES_MAX	16
+#define THREADS_WRITES	48	/* per thread and file */
+#define THREADS_PAGE0	1
 
-	printf("{\"scenario\":\"twofiles\",\"files\":{\"%" PRIu64 "\":{",
-	       (uint64_t)a.ino);
-	print_file(&a);
-	printf("},\"%" PRIu64 "\":{", (uint64_t)b.ino);
-	print_file(&b);
-	printf("}},\"totals\":{");
-	print_counters(&t, &t.calc, true);
-	if (!t.layout_err) {
-		printf(",\"layout\":{\"probe\":\"kpageflags\",\"expect\":{");
-		print_counters(&t, &t.meas, true);
-		printf("}}");
+struct threads_ctx {
+	struct expect *f;
+	size_t nfiles, nthreads, t;
+	volatile int *writers_left;
+	int err;
+};
+
+static struct byte_range thread_write(size_t f, size_t t, size_t k,
+				      size_t nthreads)
+{
+	uint64_t slot = k * nthreads + t;
+
+	return (struct byte_range){
+		(THREADS_PAGE0 + slot) * page_size + (k * 97 + f * 31) % 2500,
+		1 + (k * 37 + t * 211 + f * 13) % 1500,
+	};
+}
+
+static void *writer_main(void *arg)
+{
+	struct threads_ctx *c = arg;
+	char *buf = data_buf(1500);
+	size_t k, f;
+
+	for (k = 0; k < THREADS_WRITES; k++) {
+		for (f = 0; f < c->nfiles; f++) {
+			struct byte_range r = thread_write(f, c->t, k, c->nthreads);
+			ssize_t n = pwrite(c->f[f].fd, buf, r.len, r.off);
+
+			if (n != (ssize_t)r.len) {
+				c->err = n < 0 ? errno : EIO;
+				goto out;
+			}
+		}
 	}
-	printf("}}\n");
-	finish(&a);
-	finish(&b);
+out:
+	__sync_fetch_and_sub(c->writers_left, 1);
+	free(buf);
+	return NULL;
+}
+
+static void *syncer_main(void *arg)
+{
+	struct threads_ctx *c = arg;
+	size_t f;
+
+	do {
+		for (f = c->t; f < c->nfiles; f += 2) {
+			if (fsync(c->f[f].fd)) {
+				c->err = errno;
+				return NULL;
+			}
+		}
+	} while (*c->writers_left > 0);
+	for (f = c->t; f < c->nfiles; f += 2)	/* what the writers left */
+		if (fsync(c->f[f].fd))
+			c->err = errno;
+	return NULL;
+}
+
+static int cmd_threads(int argc, char **argv)
+{
+	static struct expect f[FILES_MAX];
+	struct threads_ctx wc[THREADS_MAX], sc[2];
+	pthread_t wt[THREADS_MAX], st[2];
+	struct byte_range *r;
+	volatile int writers_left;
+	size_t nthreads, nfiles, i, t, k;
+
+	if (argc < 4 || strcmp(argv[1], "--threads"))
+		usage();
+	nthreads = parse_size(argv[2]);
+	nfiles = argc - 3;
+	if (!nthreads || nthreads > THREADS_MAX || nfiles > FILES_MAX)
+		usage();
+	for (i = 0; i < nfiles; i++) {
+		open_file(&f[i], argv[3 + i], 0);
+		if (file_size(&f[i]) < (THREADS_PAGE0 + THREADS_WRITES * nthreads) *
+		    (uint64_t)page_size)
+			die("%s: too small for %zu threads", argv[3 + i], nthreads);
+		if (i && f[i].dev != f[0].dev)
+			die("threads: the files must share one filesystem");
+	}
+	writers_left = nthreads;
+	for (t = 0; t < 2; t++) {
+		sc[t] = (struct threads_ctx){ f, nfiles, nthreads, t, &writers_left, 0 };
+		if (pthread_create(&st[t], NULL, syncer_main, &sc[t]))
+			die("pthread_create failed");
+	}
+	for (t = 0; t < nthreads; t++) {
+		wc[t] = (struct threads_ctx){ f, nfiles, nthreads, t, &writers_left, 0 };
+		if (pthread_create(&wt[t], NULL, writer_main, &wc[t]))
+			die("pthread_create failed");
+	}
+	for (t = 0; t < nthreads; t++) {
+		pthread_join(wt[t], NULL);
+		if (wc[t].err)
+			die("writer %zu: %s", t, strerror(wc[t].err));
+	}
+	for (t = 0; t < 2; t++) {
+		pthread_join(st[t], NULL);
+		if (sc[t].err)
+			die("syncer %zu: %s", t, strerror(sc[t].err));
+	}
+	/*
+	 * The expectations, per file: its writes as one epoch.  The layout
+	 * probe runs after writeback here (order-0 files stay order-0).
+	 */
+	r = calloc(nthreads * THREADS_WRITES, sizeof(*r));
+	if (!r)
+		die("out of memory");
+	for (i = 0; i < nfiles; i++) {
+		size_t n = 0;
+
+		for (t = 0; t < nthreads; t++) {
+			for (k = 0; k < THREADS_WRITES; k++) {
+				r[n] = thread_write(i, t, k, nthreads);
+				f[i].app_bytes += r[n].len;
+				f[i].write_calls++;
+				n++;
+			}
+		}
+		epoch_done(&f[i], r, n, false);
+	}
+	print_many("threads", f, nfiles);
+	for (i = 0; i < nfiles; i++)
+		finish(&f[i]);
+	free(r);
+	return 0;
+}
+
+/*
+ * manyfiles DIR N LEN: N new files DIR/f<i> (O_EXCL), LEN bytes (at most
+ * one page) written at offset 0 of each, then one syncfs.  Each file is
+ * one folio, written back once: the totals are N folios, N write calls,
+ * N * LEN bytes and ceil(LEN / block size) dirty and submitted blocks per
+ * file.  For the tool's per-file map limits.
+ */
+static int cmd_manyfiles(int argc, char **argv)
+{
+	uint64_t n, len, i, bs = 0, blocks;
+	char *buf, path[4096];
+	int fd, dfd;
+
+	if (argc != 4)
+		usage();
+	n = parse_size(argv[2]);
+	len = parse_size(argv[3]);
+	if (!len || len > (uint64_t)page_size)
+		usage();
+	buf = data_buf(len);
+	dfd = open(argv[1], O_RDONLY | O_DIRECTORY);
+	if (dfd < 0)
+		die("open %s: %s", argv[1], strerror(errno));
+	bs = fs_block_size(dfd, argv[1]);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/f%06" PRIu64, argv[1], i);
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
+		if (fd < 0)
+			die("create %s: %s", path, strerror(errno));
+		if (pwrite(fd, buf, len, 0) != (ssize_t)len)
+			die("pwrite %s: %s", path, strerror(errno));
+		if (close(fd))
+			die("close %s: %s", path, strerror(errno));
+	}
+	if (syncfs(dfd))
+		die("syncfs %s: %s", argv[1], strerror(errno));
+	close(dfd);
+	blocks = (len + bs - 1) / bs;
+	printf("{\"scenario\":\"manyfiles\",\"files\":%" PRIu64 ",\"app_bytes\":%" PRIu64
+	       ",\"write_calls\":%" PRIu64 ",\"folios\":%" PRIu64
+	       ",\"dirty_blocks\":%" PRIu64 ",\"submitted_blocks\":%" PRIu64
+	       ",\"submitted_bytes\":%" PRIu64 "}\n", n, n * len, n, n,
+	       n * blocks, n * blocks, n * blocks * bs);
 	free(buf);
 	return 0;
 }
@@ -985,7 +1351,9 @@ int main(int argc, char **argv)
 		{ "prep", cmd_prep }, { "scatter", cmd_scatter },
 		{ "span", cmd_span }, { "mmap", cmd_mmap }, { "eof", cmd_eof },
 		{ "large", cmd_large }, { "twofiles", cmd_twofiles },
-		{ "layout", cmd_layout },
+		{ "layout", cmd_layout }, { "truncate", cmd_truncate },
+		{ "mmap_eof", cmd_mmap_eof }, { "threads", cmd_threads },
+		{ "manyfiles", cmd_manyfiles },
 	};
 	size_t i;
 
