@@ -1,18 +1,29 @@
 #!/usr/bin/env bash
 # Runs every test suite of iomapdirty and prints the closing line
-# "N passed, N failed" (plus skipped). Run as root from anywhere:
+# "N passed, N failed, N skipped". Run as root from anywhere:
 #   tests/run.sh            unit + end-to-end on this kernel
 #   VMCHECK=1 tests/run.sh  also the QEMU kernel lab (tests/vm)
 # Each suite prints PASS/FAIL/SKIP lines; a suite that dies without a FAIL
-# line is itself counted as a failure.
+# line is itself counted as a failure, and so is a suite that ran fewer
+# checks than it must (MIN_CHECKS below: a check that silently stops
+# running is a failure, not a smaller total).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 log=$(mktemp /tmp/iomapdirty-tests.XXXXXX)
 trap 'rm -f "$log"' EXIT
+# shellcheck source=lib/host_profile.sh
+source tests/lib/host_profile.sh || { echo "FAIL host profile"; exit 1; }
+
+# The fewest PASS/FAIL/SKIP lines each suite prints on this host (the
+# profile's two required modes). Raise them when adding checks; lowering
+# one needs a reason in the commit message.
+declare -A MIN_CHECKS=(
+	[unit]=1470 [e2e]=2866 [truth]=225 [cli]=303
+)
 
 suite() {	# name command...
-	local name=$1 out rc
+	local name=$1 out rc n
 	shift
 	echo "### suite $name: $*"
 	out=$("$@" 2>&1)
@@ -20,6 +31,12 @@ suite() {	# name command...
 	printf '%s\n' "$out" | grep -v -E '^[0-9]+ passed, [0-9]+ failed' | tee -a "$log"
 	if [ $rc -ne 0 ] && ! grep -q '^FAIL' <<<"$out"; then
 		echo "FAIL suite $name: exited $rc without a FAIL line" | tee -a "$log"
+	fi
+	n=$(grep -c -E '^(PASS|FAIL|SKIP)' <<<"$out")
+	if [[ -n ${MIN_CHECKS[$name]:-} ]] && ((n < MIN_CHECKS[$name])); then
+		echo "FAIL suite $name: ran $n checks, must run at least ${MIN_CHECKS[$name]}" | tee -a "$log"
+	else
+		echo "PASS suite $name: ran $n checks (at least ${MIN_CHECKS[$name]:-?})" | tee -a "$log"
 	fi
 }
 
@@ -35,24 +52,27 @@ rm -f "$log.build"
 # must be gone when they end. Only mounts that appear during the run count.
 xfsloop_mounts() { findmnt -rn -o TARGET | grep '^/tmp/xfsloop\.' | sort; }
 mounts_before=$(xfsloop_mounts)
+# BPF links of iomapdirty's programs, asked of the kernel (bpftool), by
+# program name: the same number must be there after the suites as before.
+links_before=$(tests/lib/links.sh count)
 
 suite unit tests/unit/run.sh .output/tests/test_*
 
-# End-to-end, once per mechanism this kernel allows (`probes --mode M`).
-modes=()
-for m in fentry kprobe tracepoint raw_tp; do
-	if ./iomapdirty probes --mode "$m" >/dev/null 2>&1; then
-		modes+=("$m")
+# End-to-end in every mode the host profile requires (tests/lib/
+# host_profile.sh); a mode it calls absent is skipped only when the kernel
+# confirms it (not iomapdirty), else it is required too.
+read -r -a modes <<<"$HOST_REQUIRED_MODES"
+for m in $HOST_ABSENT_MODES; do
+	if why=$(mode_absent "$m" tests/lib); then
+		echo "SKIP e2e mode $m: $why" | tee -a "$log"
 	else
-		echo "SKIP e2e mode $m: $(./iomapdirty probes --mode "$m" 2>&1 | grep '^error' | head -1)" | tee -a "$log"
+		echo "INFO e2e mode $m: the profile says absent, the kernel allows it: required" | tee -a "$log"
+		modes+=("$m")
 	fi
 done
-if [ ${#modes[@]} -gt 0 ]; then
-	suite e2e env MODES="${modes[*]}" IOMAPDIRTY=./iomapdirty tests/e2e/run_e2e.sh
-else
-	echo "FAIL e2e: no attach mechanism usable on this kernel" | tee -a "$log"
-fi
-[ -x tests/cli/run_cli.sh ] && suite cli tests/cli/run_cli.sh
+suite e2e env MODES="${modes[*]}" IOMAPDIRTY=./iomapdirty tests/e2e/run_e2e.sh
+suite truth tests/e2e/validate_truth.sh
+suite cli tests/cli/run_cli.sh
 [ "${VMCHECK:-0}" = 1 ] && suite vm tests/vm/vmcheck.sh
 
 left=$(comm -13 <(printf '%s\n' "$mounts_before") <(xfsloop_mounts) | grep . | tr '\n' ' ')
@@ -60,6 +80,12 @@ if [ -n "$left" ]; then
 	echo "FAIL suites left loop mounts: $left" | tee -a "$log"
 else
 	echo "PASS suites left no loop mounts" | tee -a "$log"
+fi
+links_after=$(tests/lib/links.sh count)
+if [[ $links_after == "$links_before" && $links_before =~ ^[0-9]+$ ]]; then
+	echo "PASS suites left no BPF links (kernel: $links_after iomapdirty links before and after)" | tee -a "$log"
+else
+	echo "FAIL suites left BPF links: kernel has $links_after iomapdirty links, had $links_before: $(tests/lib/links.sh list | tr '\n' ' ')" | tee -a "$log"
 fi
 
 pass=$(grep -c '^PASS' "$log")

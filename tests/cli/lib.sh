@@ -22,34 +22,38 @@ start_tool() {
 	TOOL_PID=$!
 	CLI_PIDS+=("$TOOL_PID")
 	for i in $(seq 200); do
-		grep -q ready "$err" && return 0
+		grep -qx "iomapdirty: ready (pid $TOOL_PID)" "$err" && return 0
 		kill -0 "$TOOL_PID" 2>/dev/null || return 1
 		sleep 0.1
 	done
 	return 1
 }
 
-# stop_tool SIGNAL: sends it, waits, sets TOOL_RC
+# shellcheck source=../lib/proc.sh
+source "$CLI_TOP/tests/lib/proc.sh"
+
+# stop_tool SIGNAL: sends it, waits (at most 30 s), sets TOOL_RC
 stop_tool() {
 	kill -"${1:-INT}" "$TOOL_PID" 2>/dev/null
-	wait "$TOOL_PID"
+	bounded_wait "$TOOL_PID" 30
 	TOOL_RC=$?
 	TOOL_PID=
 }
 
 CLI_PIDS=()
-# BPF links left by the instances this test started: iomapdirty never pins
-# its links, so they live exactly as long as its processes (and their fds).
-# Counts those still alive and their link fds, plus anything pinned under
-# /sys/fs/bpf in our name. Other people's instances are not counted.
+# BPF links of iomapdirty's programs, asked of the kernel (tests/lib/
+# links.sh: bpftool link show, by program name), against the count when
+# this file was sourced: prints how many more there are now. A link kept
+# by a leftover process, pinned, or leaked in any other way shows.
+CLI_LINKS_BEFORE=$("$CLI_TOP/tests/lib/links.sh" count 2>/dev/null)
 cli_links() {
-	local n=0 p
-	for p in "${CLI_PIDS[@]}"; do
-		[[ -d /proc/$p ]] || continue
-		n=$((n + 1 + $(ls -l /proc/"$p"/fd 2>/dev/null | grep -c 'bpf[-_]link')))
-	done
-	n=$((n + $(find /sys/fs/bpf -name '*iomapdirty*' 2>/dev/null | wc -l)))
-	echo "$n"
+	local now
+	now=$("$CLI_TOP/tests/lib/links.sh" count 2>/dev/null)
+	if [[ ! $now =~ ^[0-9]+$ || ! $CLI_LINKS_BEFORE =~ ^[0-9]+$ ]]; then
+		echo "unknown (bpftool failed)"
+		return
+	fi
+	echo $((now - CLI_LINKS_BEFORE))
 }
 
 cli_finish() {

@@ -48,7 +48,7 @@ pid=$!
 CLI_PIDS+=("$pid")
 sleep 2
 kill -INT "$pid"
-wait "$pid"
+bounded_wait "$pid" 30
 check run.sigint_exit_is_child_status 130 "$?"
 check run.sigint_json_complete '"run"' "$(jq .type "$work/int.json" 2>&1)"
 check run.no_leaked_links 0 "$(cli_links)"
