@@ -32,7 +32,7 @@ USER_SRCS := $(filter-out user/main.c,$(wildcard user/*.c))
 USER_OBJS := $(patsubst user/%.c,$(OUTPUT)/%.o,$(USER_SRCS))
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all clean check unit unit-bins e2e-bins demo deps vmcheck vmcheck-all static static-ppc64le
+.PHONY: all clean check unit unit-bins e2e-bins demo deps vmcheck vmcheck-all static static-ppc64le mutants
 all: iomapdirty
 
 $(OUTPUT) $(OUTPUT)/tests:
@@ -118,6 +118,11 @@ demo: deps
 
 check: deps
 	$(Q)tests/run.sh
+
+# Deliberate faults (tests/mutants/*.mutant), each in a scratch copy of the
+# tree: every one must make its suites fail. Not part of check (minutes).
+mutants: deps
+	$(Q)tests/mutants/run.sh
 
 # The kernel lab with its payload (tests/vm/payload): the end-to-end
 # checks and the seed's fio job in both guests; writes docs/lab-results.md.
