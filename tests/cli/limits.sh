@@ -14,24 +14,34 @@ source "$here/../lib/xfsloop.sh"
 work=$(mktemp -d /tmp/cli_limits.XXXXXX)
 trap 'xfsloop_cleanup_all; rm -rf "$work"' EXIT
 hdr=$CLI_TOP/include/iomapdirty.h
-bpf=$CLI_TOP/bpf
 
-# bound NAME: a #define of include/iomapdirty.h, or a map's max_entries
-# in the BPF source (the sizes the tool is built with, not its output)
+# define NAME: a #define of include/iomapdirty.h (what the tool is built with)
 define() { awk -v n="$1" '$1 == "#define" && $2 == n { print $3 }' "$hdr"; }
+# map_entries PID NAME: max_entries of the BPF map NAME held by process PID,
+# asked of the kernel (fdinfo map ids, bpftool), whatever the source's shape
 map_entries() {
-	cat "$bpf"/*.c "$bpf"/*.h 2>/dev/null | awk -v m="$1" '
-		/__uint\(max_entries,/ { gsub(/[^0-9]/, "", $2); e = $2 }
-		$0 ~ "} " m " SEC\\(\"\\.maps\"\\);" { print e; exit }'
+	local id fd
+	for fd in /proc/"$1"/fdinfo/*; do
+		awk '/^map_id:/ { print $2 }' "$fd" 2>/dev/null
+	done | sort -un | while read -r id; do
+		bpftool map show id "$id" --json 2>/dev/null
+	done | jq -s -r --arg n "$2" '[.[] | select(.name == $n)] | if length == 1 then .[0].max_entries else "none" end'
 }
 
 mnt=$(xfsloop_make 1024 1024) || { fail limits.fixture "xfsloop_make failed"; cli_finish; exit; }
 
 # --- more files than the maps hold --------------------------------------
-nfiles_map=$(map_entries files)
-npaths_map=$(map_entries paths)
+nfiles_map=none npaths_map=none
+if start_tool "$work/sizes.json" "$work/sizes.err" hist --json --mount "$mnt" -i 60; then
+	nfiles_map=$(map_entries "$TOOL_PID" files)
+	npaths_map=$(map_entries "$TOOL_PID" paths)
+	stop_tool INT
+else
+	fail limits.sizes.ready "$(tail -2 "$work/sizes.err")"
+fi
 check_match limits.files_map_size '^[0-9]+$' "$nfiles_map"
 check_match limits.paths_map_size '^[0-9]+$' "$npaths_map"
+[[ $nfiles_map =~ ^[0-9]+$ && $npaths_map =~ ^[0-9]+$ ]] || { cli_finish; exit; }
 extra=100
 n=$((nfiles_map + extra))
 mkdir "$mnt/many"
