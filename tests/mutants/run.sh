@@ -11,8 +11,10 @@
 #   # what the fault is, why the suites must see it
 #   run: COMMAND...        the suites to run (from the scratch tree's top;
 #                          several run: lines allowed; $MNT_HINT unused)
-#   edit: FILE             the file to change, then one or more pairs
-#   from: EXACT LINE       a line that must occur exactly once in FILE
+#   edit: FILE|FOLDER      where to change, then one or more pairs
+#   from: EXACT LINE       a line that must occur exactly once in FILE (or
+#                          in all of FOLDER: robust to code moving between
+#                          files, not to the line itself changing)
 #   to: NEW LINE           what it becomes (\n for several lines)
 #
 # The real tree is never touched: its files are copied to a scratch
@@ -56,15 +58,16 @@ apply() {
 		val=${line#*: }
 		case $key in
 		edit) target=$dir/$val
-			[[ -f $target ]] || { echo "no file $val"; return 1; } ;;
+			[[ -e $target ]] || { echo "no file or folder $val"; return 1; } ;;
 		from) from=$val ;;
 		to)
 			[[ -n $target && -n $from ]] || { echo "to: without edit:/from:"; return 1; }
-			n=$(grep -cxF -- "$from" "$target")
+			n=$(grep -rcxF -- "$from" "$target" | awk -F: '{ s += $NF } END { print s + 0 }')
 			if [[ $n != 1 ]]; then
 				echo "line found $n times in ${target#$dir/}: $from"
 				return 1
 			fi
+			[[ -d $target ]] && target=$(grep -rlxF -- "$from" "$target")
 			FROM=$from TO=$val perl -0pi -e '
 				my ($f, $t) = ($ENV{FROM}, $ENV{TO});
 				$t =~ s/\\n/\n/g;
