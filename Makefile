@@ -6,7 +6,6 @@
 
 OUTPUT := .output
 CLANG ?= clang
-LLVM_STRIP ?= llvm-strip
 BPFTOOL ?= bpftool
 CC ?= cc
 ARCH := $(shell uname -m | sed 's/x86_64/x86/' | sed 's/aarch64/arm64/')
@@ -32,16 +31,38 @@ USER_SRCS := $(filter-out user/main.c,$(wildcard user/*.c))
 USER_OBJS := $(patsubst user/%.c,$(OUTPUT)/%.o,$(USER_SRCS))
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
 
+.DELETE_ON_ERROR:
 .PHONY: all clean check unit unit-bins e2e-bins demo deps vmcheck vmcheck-all static static-ppc64le mutants
 all: iomapdirty
 
 $(OUTPUT) $(OUTPUT)/tests:
 	$(Q)mkdir -p $@
 
-$(OUTPUT)/iomapdirty.bpf.o: bpf/iomapdirty.bpf.c bpf/compat.h include/*.h $(VMLINUX_DIR)/vmlinux.h | $(OUTPUT)
+# The BPF side is several compilation units (bpf/*.bpf.c: one per moment,
+# shared structure and attach mechanism, see docs/design.md) linked into
+# one object by bpftool's static linker, as libbpf-bootstrap does. Each
+# unit depends on the headers it includes (-MMD: .output/bpf/*.d).
+# The units that define the shared maps and settings are linked first:
+# bpftool 7.1's linker (libbpf 1.1) misplaces the relocations of a unit
+# that has maps of its own and uses an extern map not yet defined
+# ("map relo failed to find map for section '.maps'").
+BPF_DEFS := bpf/maps.bpf.c bpf/settings.bpf.c
+BPF_SRCS := $(BPF_DEFS) $(filter-out $(BPF_DEFS),$(wildcard bpf/*.bpf.c))
+BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
+
+$(OUTPUT)/bpf: | $(OUTPUT)
+	$(Q)mkdir -p $@
+
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c | $(OUTPUT)/bpf
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
-	$(Q)$(LLVM_STRIP) -g $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
+
+-include $(wildcard $(OUTPUT)/bpf/*.d)
+
+# The linker keeps BTF and drops DWARF: no llvm-strip needed.
+$(OUTPUT)/iomapdirty.bpf.o: $(BPF_OBJS)
+	$(call msg,BPF-LINK,$@)
+	$(Q)$(BPFTOOL) gen object $@ $^
 
 $(OUTPUT)/iomapdirty.skel.h: $(OUTPUT)/iomapdirty.bpf.o
 	$(call msg,GEN-SKEL,$@)

@@ -10,8 +10,9 @@
  *                is a bpf_probe_read_kernel call), as the tool does today
  *   reads_btf    the same reads as direct loads in a tp_btf program
  *   lookup_big   one hash lookup of a (dev, ino, index) key in a
- *                131072-entry preallocated hash (the size of `pages` and
- *                `folio_ptrs` at the default --max-pages)
+ *                131072-entry preallocated hash (the size the page records'
+ *                hash had at the default --max-pages before they moved to
+ *                the set-associative page_sets, bpf/page_table.bpf.h)
  *   lookup_small the same lookup in a 1024-entry hash
  */
 #include "vmlinux.h"

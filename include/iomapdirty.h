@@ -160,7 +160,7 @@ struct wb_ctx {
 	__u64 seen[IOMAPDIRTY_MAX_BITMAP_WORDS / 2];	/* by writes or whole */
 	/*
 	 * This thread's finished folios of one file, not yet folded into the
-	 * shared totals (see ACC_MAX_NS in the BPF program); kept across
+	 * shared totals (see ACC_MAX_NS in bpf/sums.bpf.h); kept across
 	 * folios, never reset with the folio fields above.
 	 */
 	struct wa_stats acc;

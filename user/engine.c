@@ -47,7 +47,7 @@ static void set_rodata(struct iomapdirty_bpf *skel, const struct plan *p,
 }
 
 /*
- * Page records (see page_sets in the BPF program): max_pages / 4 sets of
+ * Page records (see page_sets in bpf/page_table.bpf.h): max_pages / 4 sets of
  * seven ways, 1.75 ways per requested record, so that sets rarely fill up
  * before max_pages records are live; the overflow for full sets holds an
  * eighth as many.

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Kernel-version shims, in one place: each describes one shape a kernel
+ * change left behind, names the change, and gives an accessor that works
+ * on every shape. libbpf matches a "name___suffix" type against the
+ * kernel's "name"; bpf_core_field_exists() tells which shape the running
+ * kernel has. vmlinux/vmlinux.h comes from 6.18 (see vmlinux/README.md).
+ *
+ * Which per-block dirty bitmap a kernel has (none, RFCv4's iomap_page,
+ * 6.6's iomap_folio_state) is decided by the attach plan from the
+ * kernel's BTF (user/facts.c) and given as the bitmap_kind setting.
+ */
+#ifndef IOMAPDIRTY_CORE_FIXES_BPF_H
+#define IOMAPDIRTY_CORE_FIXES_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include "iomapdirty.h"
+
+/* IOMAP_HOLE in every kernel since 4.x: no flavor needed. */
+#define IOMAP_HOLE_TYPE	0
+
+/*
+ * RFCv4-patched 5.x/6.1-6.5 (the seeds in /work/shared/seeds): uptodate
+ * bits then dirty bits in struct iomap_page's state[]. Mainline renamed it
+ * struct iomap_folio_state with the same state[] in 6.6 ("iomap: Rename
+ * iomap_page to iomap_folio_state and others", "iomap: Add per-block dirty
+ * state tracking to improve performance"), which vmlinux.h has.
+ * (Unpatched 5.18-6.5 have iomap_page with uptodate[] only: nothing to
+ * read, bitmap_kind is BITMAP_NONE and no flavor is needed.)
+ */
+struct iomap_page___rfc {
+	atomic_t read_bytes_pending;
+	atomic_t write_bytes_pending;
+	spinlock_t state_lock;
+	unsigned long state[];
+} __attribute__((preserve_access_index));
+
+/* Where state[] starts in a folio's private data, for the given kind. */
+static __always_inline unsigned long *folio_state_bits(void *priv, __u32 kind)
+{
+	if (kind == BITMAP_IFS)
+		return priv + bpf_core_field_offset(struct iomap_folio_state, state);
+	if (kind == BITMAP_IOP_STATE)
+		return priv + bpf_core_field_offset(struct iomap_page___rfc, state);
+	return NULL;
+}
+
+/*
+ * 6.1-6.5: the order of a large folio is _folio_order, a byte of its
+ * second page; 6.6 ("mm: free up a word in the first tail page") moved it
+ * to the low byte of _flags_1.
+ */
+struct folio___v61 {
+	unsigned char _folio_order;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u64 folio_order_of(struct folio *folio)
+{
+	__u64 order = 0;
+
+	if (bpf_core_field_exists(struct folio___v61, _folio_order)) {
+		struct folio___v61 *old = (void *)folio;
+
+		order = BPF_CORE_READ(old, _folio_order);
+	} else {
+		order = BPF_CORE_READ(folio, _flags_1) & 0xff;
+	}
+	return order;
+}
+
+/*
+ * Reads a folio's page flags into *flags; 0 or a negative error. 'flags'
+ * became memdesc_flags_t in 6.17 ("mm: introduce memdesc_flags_t"); it is
+ * one long, first in struct folio, in all kernels. No CO-RE field
+ * relocation: libbpf finds memdesc_flags_t and a 6.1 kernel's unsigned
+ * long incompatible.
+ */
+static __always_inline long folio_flags_read(struct folio *folio, unsigned long *flags)
+{
+	return bpf_probe_read_kernel(flags, sizeof(*flags), folio);
+}
+
+#endif /* IOMAPDIRTY_CORE_FIXES_BPF_H */

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The flush: run by user space before each report (engine_flush() in
+ * user/engine.c, BPF_PROG_TEST_RUN), it folds the running sums of idle
+ * threads' contexts (folio_ctx.bpf.h) into the shared totals
+ * (sums.bpf.h), finishes folios that no end event will finish, and frees
+ * the contexts of threads gone quiet.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "folio_ctx.bpf.h"
+#include "maps.bpf.h"
+#include "sums.bpf.h"
+
+struct flush_args {
+	__u64 idle_ns;
+	__u64 finish_active;	/* no end event in this plan, or the last flush */
+	__u64 now;
+};
+
+/*
+ * Folds the sum of a context idle for args->idle_ns, and finishes its folio
+ * if asked; true if the thread has gone quiet (idle a second, no folio in
+ * progress): its context may be freed.
+ */
+static __always_inline bool flush_ctx(struct wb_ctx *c, struct flush_args *args)
+{
+	__u64 idle;
+
+	/*
+	 * 'now' was read before the walk: a folio begun since then has a
+	 * later start, and the unsigned difference would look like an age.
+	 */
+	if (c->start_ns >= args->now)
+		return false;
+	idle = args->now - c->start_ns;
+	if (idle < args->idle_ns)
+		return false;	/* the thread is busy: it folds its own sum */
+	if (c->active && args->finish_active) {
+		count(CNT_FLUSHED_CTX);
+		finish_folio(c, args->now);
+		c->active = 0;
+	}
+	acc_fold(c);
+	return !c->active && idle >= 1000000000ULL;
+}
+
+static long flush_hashed_cb(struct bpf_map *map, __u32 *tid, struct wb_ctx *c,
+			    struct flush_args *args)
+{
+	if (flush_ctx(c, args))
+		bpf_map_delete_elem(map, tid);
+	return 0;
+}
+
+static long flush_slot_cb(struct bpf_map *map, __u32 *slot, struct wb_ctx *c,
+			  struct flush_args *args)
+{
+	__u32 owner = c->owner;
+
+	/* handed back only if still the same owner's */
+	if (owner && flush_ctx(c, args))
+		__sync_val_compare_and_swap(&c->owner, owner, 0);
+	return 0;
+}
+
+/*
+ * Run by user space (BPF_PROG_TEST_RUN) before each report, for contexts
+ * idle for longer than args[0] ns: their sums are folded into the shared
+ * totals and, if args[1] (tracepoint mode, where nothing marks the end of
+ * a thread's last folio, or the final flush) their folio is finished.
+ */
+SEC("raw_tp")
+int BPF_PROG(flush_idle, __u64 idle_ns, __u64 finish_active)
+{
+	struct flush_args args = {
+		.idle_ns = idle_ns,
+		.finish_active = finish_active,
+		.now = bpf_ktime_get_ns(),
+	};
+
+	bpf_for_each_map_elem(&ctx_slots, flush_slot_cb, &args, 0);
+	bpf_for_each_map_elem(&wb_ctxs, flush_hashed_cb, &args, 0);
+	return 0;
+}

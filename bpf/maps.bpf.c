@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The one definition of every map shared between units: each is declared
+ * with SHARED_MAP() in the header of its structure, included here (see
+ * maps.bpf.h). A map used by one unit only is defined in that unit.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#define SHARED_MAPS_HERE
+#include "maps.bpf.h"
+#include "bio.bpf.h"
+#include "folio_ctx.bpf.h"
+#include "page_table.bpf.h"
+#include "paths.bpf.h"
+#include "sums.bpf.h"
+#include "writeback.bpf.h"

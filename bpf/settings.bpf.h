@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Load-time settings (.rodata), set by the frontend before load
+ * (set_rodata() and size_page_records() in user/engine.c), and the filters
+ * built on them. The verifier sees their values: a branch on a setting
+ * that is off is removed before the program runs.
+ *
+ * Declared once, with SETTING(): extern in every unit, defined (with the
+ * default given here) in settings.bpf.c, which defines SETTINGS_HERE.
+ */
+#ifndef IOMAPDIRTY_SETTINGS_BPF_H
+#define IOMAPDIRTY_SETTINGS_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "iomapdirty.h"
+
+#ifdef SETTINGS_HERE
+#define SETTING(type, name, init)	const volatile type name = init
+#else
+#define SETTING(type, name, init)	extern const volatile type name
+#endif
+
+SETTING(__u32, target_dev, 0);		/* 0: every device */
+SETTING(__u32, target_tgid, 0);		/* 0: every process */
+SETTING(bool, filter_comm, false);
+SETTING(char, target_comm[16], {});
+SETTING(__u32, page_shift, 12);
+SETTING(__u32, bitmap_kind, BITMAP_NONE);	/* enum bitmap_kind */
+SETTING(__u32, write_end_proto, WRITE_END_POS);	/* enum write_end_proto */
+SETTING(bool, write_end_ret_bool, false);	/* iomap_write_end returns bool */
+SETTING(__u32, submit_proto, SUBMIT_RANGE);	/* enum submit_proto */
+SETTING(__u32, wb_folio_arg, 0);	/* which argument is the folio */
+SETTING(bool, track_physical, false);	/* verify: match bios to data */
+/*
+ * verify --simulate-clean N: in folios whose first page index is a
+ * multiple of N, the first dirty block is hidden from the check, so the
+ * kernel's (correct) submission of it shows as a violation. Exercises the
+ * detection path on a kernel that has no real violations; reported as
+ * simulated in every output.
+ */
+SETTING(__u32, simulate_clean_every, 0);
+SETTING(__u32, page_set_count, 1);	/* = max_entries of page_sets */
+
+static __always_inline bool dev_wanted(__u32 dev)
+{
+	return !target_dev || dev == target_dev;
+}
+
+static __always_inline bool task_wanted(void)
+{
+	char comm[16];
+	int i;
+
+	if (target_tgid && (bpf_get_current_pid_tgid() >> 32) != target_tgid)
+		return false;
+	if (!filter_comm)
+		return true;
+	bpf_get_current_comm(comm, sizeof(comm));
+	for (i = 0; i < 16; i++) {
+		if (comm[i] != target_comm[i])
+			return false;
+		if (!comm[i])
+			break;
+	}
+	return true;
+}
+
+#endif /* IOMAPDIRTY_SETTINGS_BPF_H */

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The submit moment: a range of the folio being written back is added to
+ * an ioend for the device, or found to map a hole (tracepoints
+ * iomap_add_to_ioend, iomap_writepage_map). Each submitted block is
+ * checked against the folio's dirty blocks in the thread's context
+ * (folio_ctx.bpf.h): a clean block sent is a violation. In verify mode its
+ * physical block is remembered for the block layer (bio.bpf.h).
+ * Included by tracepoint.bpf.c: inline, one call per range.
+ */
+#ifndef IOMAPDIRTY_SUBMIT_BPF_H
+#define IOMAPDIRTY_SUBMIT_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "iomapdirty.h"
+#include "bio.bpf.h"
+#include "bits.bpf.h"
+#include "core_fixes.bpf.h"
+#include "folio_ctx.bpf.h"
+#include "kernel_facts.bpf.h"
+#include "maps.bpf.h"
+#include "settings.bpf.h"
+
+struct submit_walk {
+	struct wb_ctx *c;
+	__u64 first_block;	/* in the folio */
+	struct phys_key phys;	/* first physical block, when tracked */
+	__u32 fs_dev;
+};
+
+/*
+ * Checks one submitted block against the folio's dirty blocks, and in
+ * verify mode remembers its physical block for the bio that carries it.
+ */
+static __always_inline long submit_block(__u64 i, void *data)
+{
+	struct submit_walk *w = data;
+	struct wb_ctx *c = w->c;
+	__u64 b = w->first_block + i, word = b / 64, bit = 1ULL << (b % 64);
+
+	if (word >= IOMAPDIRTY_MAX_BITMAP_WORDS / 2)
+		return 1;
+	if (!c->checkable) {
+		c->unchecked_blocks++;
+	} else if (!(c->dirty[word] & bit)) {
+		if (!c->violation_blocks)
+			c->first_violation = (b << c->block_bits) + 1;
+		c->violation_blocks++;
+	} else if (!(c->seen[word] & bit)) {
+		c->unexplained_blocks++;
+	}
+	if (track_physical) {
+		struct phys_key key = w->phys;
+
+		key.block += i;
+		if (bpf_map_update_elem(&pending_phys, &key, &w->fs_dev, BPF_ANY))
+			count(CNT_PHYS_MAP_FULL);
+	}
+	return 0;
+}
+LOOP_CB(submit_block)
+
+/* A range of the current folio goes to the device (or maps a hole). */
+static __always_inline void wb_submit(__u32 dev, __u64 ino, __u64 pos, __u64 len,
+				      const struct iomap_facts *m)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 map_len = len, end, nblocks;
+	struct submit_walk w = {};
+	struct wb_ctx *c;
+
+	count(CNT_SUBMIT_EVENTS);
+	if (!dev_wanted(dev))
+		return;
+	c = ctx_find(tid);
+	if (!c || !c->active || c->key.dev != dev || c->key.ino != ino) {
+		count(CNT_SUBMIT_WITHOUT_FOLIO);
+		return;
+	}
+	if (submit_proto == SUBMIT_PER_BLOCK) {
+		/* no offset in this tracepoint: which block is unknown */
+		if (m->type != IOMAP_HOLE_TYPE) {
+			c->submitted_bytes += 1ULL << c->block_bits;
+			c->submitted_blocks += 1;
+			c->unchecked_blocks += 1;
+		} else {
+			c->hole_bytes += 1ULL << c->block_bits;
+		}
+		return;
+	}
+	if (pos < c->folio_pos || pos >= c->folio_pos + c->folio_bytes) {
+		count(CNT_SUBMIT_WITHOUT_FOLIO);
+		return;
+	}
+	/* the same formula the kernel uses right after the tracepoint */
+	end = m->offset + m->length;
+	if (end > pos && end - pos < map_len)
+		map_len = end - pos;
+	if (m->type == IOMAP_HOLE_TYPE) {
+		c->hole_bytes += map_len;
+		return;
+	}
+	nblocks = (map_len + (1ULL << c->block_bits) - 1) >> c->block_bits;
+	c->submitted_bytes += map_len;
+	c->submitted_blocks += nblocks;
+
+	w.c = c;
+	w.first_block = (pos - c->folio_pos) >> c->block_bits;
+	if (track_physical) {
+		__u64 addr = m->addr + (pos - m->offset);
+		__u32 bits = c->block_bits;
+
+		w.phys.dev = m->bdev;
+		w.phys.block = addr >> c->block_bits;
+		w.fs_dev = dev;
+		bpf_map_update_elem(&dev_block_bits, &w.phys.dev, &bits, BPF_ANY);
+	}
+	if (nblocks == 1)
+		submit_block(0, &w);
+	else
+		bpf_loop(nblocks, submit_block_cb, &w, 0);
+}
+
+#endif /* IOMAPDIRTY_SUBMIT_BPF_H */

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Per-file and per-filesystem sums (struct wa_stats, include/iomapdirty.h),
+ * the histograms and the first violations: where a finished folio is
+ * counted. finish_folio() and acc_fold(), global functions, are in
+ * sums.bpf.c.
+ *
+ * A thread's finished folios are summed in its context (wb_ctx.acc, plain
+ * adds: nobody else writes it) while it stays in one file, and folded into
+ * the shared totals (two hash lookups, atomic adds) only when it moves to
+ * another file, when the sum is older than ACC_MAX_NS, or when user space
+ * flushes before a report: writeback goes through a file's folios in a
+ * row, so most folios cost no shared update.
+ */
+#ifndef IOMAPDIRTY_SUMS_BPF_H
+#define IOMAPDIRTY_SUMS_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "iomapdirty.h"
+#include "maps.bpf.h"
+
+#define ACC_MAX_NS	(100 * 1000 * 1000ULL)
+
+typedef struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct file_key);
+	__type(value, struct wa_stats);
+} files_map_t;
+SHARED_MAP(files_map_t, files);
+
+typedef struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u32);			/* dev */
+	__type(value, struct wa_stats);
+} filesystems_map_t;
+SHARED_MAP(filesystems_map_t, filesystems);
+
+/* Folios that sent clean blocks, by first page: the first offenders. */
+typedef struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, struct page_key);
+	__type(value, struct violation);
+} violations_map_t;
+SHARED_MAP(violations_map_t, violations);
+
+/*
+ * Folds one finished folio writeback (c, finished at 'now') into the
+ * thread's sum and the histograms.
+ */
+int finish_folio(struct wb_ctx *c, __u64 now);
+
+/* Folds a thread's sum into the shared per-file and per-filesystem totals. */
+int acc_fold(struct wb_ctx *c);
+
+#endif /* IOMAPDIRTY_SUMS_BPF_H */

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Entry points on tracepoints. Each hook has two programs: tp_btf ("btf_"
+ * names), whose arguments the verifier knows as kernel types, so fields
+ * are plain loads (kernel_facts.bpf.h's *_btf readers); and raw_tp ("tp_"
+ * names), where every field is a probe read, for kernels or policies that
+ * refuse tp_btf. The plan says which one is attached. Each program reads
+ * its arguments and calls its moment: write.bpf.h, writeback.bpf.h,
+ * submit.bpf.h.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "kernel_facts.bpf.h"
+#include "submit.bpf.h"
+#include "write.bpf.h"
+#include "writeback.bpf.h"
+
+SEC("tp_btf/xfs_file_buffered_write")
+int BPF_PROG(btf_xfs_buffered_write, struct kiocb *iocb, struct iov_iter *from)
+{
+	struct inode_facts fi = {};
+	__u64 bytes;
+
+	if (!iocb || !from || !iocb->ki_filp)
+		return 0;
+	bytes = from->count;
+	if (!bytes) {
+		count(CNT_WRITE_EVENTS);
+		return 0;
+	}
+	inode_facts_btf(iocb->ki_filp->f_inode, &fi, false);
+	record_write(&fi, iocb->ki_pos, bytes);
+	return 0;
+}
+
+SEC("raw_tp/xfs_file_buffered_write")
+int BPF_PROG(tp_xfs_buffered_write, struct kiocb *iocb, struct iov_iter *from)
+{
+	record_write_core(BPF_CORE_READ(iocb, ki_filp, f_inode),
+			  BPF_CORE_READ(iocb, ki_pos), BPF_CORE_READ(from, count));
+	return 0;
+}
+
+SEC("tp_btf/writeback_dirty_folio")
+int BPF_PROG(btf_dirty_folio, struct folio *folio, struct address_space *mapping)
+{
+	struct inode_facts fi = {};
+	struct inode *inode;
+
+	count(CNT_DIRTY_FOLIO_EVENTS);
+	/* some tracepoint arguments may be NULL: the verifier insists */
+	if (!mapping || !folio)
+		return 0;
+	inode = mapping->host;
+	if (!inode)
+		return 0;
+	inode_facts_btf(inode, &fi, false);
+	record_dirty_folio(&fi, (__u64)folio, folio->index);
+	return 0;
+}
+
+SEC("raw_tp/writeback_dirty_folio")
+int BPF_PROG(tp_dirty_folio, struct folio *folio, struct address_space *mapping)
+{
+	struct inode *inode = BPF_CORE_READ(mapping, host);
+	struct inode_facts fi = {};
+
+	count(CNT_DIRTY_FOLIO_EVENTS);
+	if (!inode)
+		return 0;
+	inode_facts_core(inode, &fi, false);
+	record_dirty_folio(&fi, (__u64)folio, BPF_CORE_READ(folio, index));
+	return 0;
+}
+
+/* 6.17+ iomap_writeback_folio, 6.1-6.16 iomap_writepage: (inode, pos, len) */
+SEC("tp_btf/iomap_writeback_folio")
+int BPF_PROG(btf_wb_folio, struct inode *inode, loff_t pos, u64 len)
+{
+	struct inode_facts fi = {};
+
+	if (!inode)
+		return 0;
+	inode_facts_btf(inode, &fi, true);
+	wb_begin(&fi, 0, &ctx[0], NULL, pos, len);
+	return 0;
+}
+
+SEC("raw_tp/iomap_writeback_folio")
+int BPF_PROG(tp_wb_folio, struct inode *inode, loff_t pos, u64 len)
+{
+	struct inode_facts fi = {};
+
+	inode_facts_core(inode, &fi, true);
+	wb_begin(&fi, (__u64)inode, NULL, NULL, pos, len);
+	return 0;
+}
+
+/* 6.17+ iomap_add_to_ioend, 6.9-6.16 iomap_writepage_map */
+SEC("tp_btf/iomap_add_to_ioend")
+int BPF_PROG(btf_submit_range, struct inode *inode, u64 pos, unsigned int dirty_len,
+	     struct iomap *iomap)
+{
+	struct iomap_facts m = {};
+
+	if (!inode || !iomap)
+		return 0;
+	iomap_facts_btf(iomap, &m);
+	wb_submit(inode->i_sb->s_dev, inode->i_ino, pos, dirty_len, &m);
+	return 0;
+}
+
+SEC("raw_tp/iomap_add_to_ioend")
+int BPF_PROG(tp_submit_range, struct inode *inode, u64 pos, unsigned int dirty_len,
+	     struct iomap *iomap)
+{
+	struct iomap_facts m = {};
+	__u32 dev;
+	__u64 ino;
+
+	inode_ids(inode, &dev, &ino);
+	iomap_facts_core(iomap, &m);
+	wb_submit(dev, ino, pos, dirty_len, &m);
+	return 0;
+}
+
+/* 6.1-6.8 iomap_writepage_map: one event per block mapped */
+SEC("tp_btf/iomap_writepage_map")
+int BPF_PROG(btf_submit_block, struct inode *inode, struct iomap *iomap)
+{
+	struct iomap_facts m = {};
+
+	if (!inode || !iomap)
+		return 0;
+	iomap_facts_btf(iomap, &m);
+	wb_submit(inode->i_sb->s_dev, inode->i_ino, 0, 0, &m);
+	return 0;
+}
+
+SEC("raw_tp/iomap_writepage_map")
+int BPF_PROG(tp_submit_block, struct inode *inode, struct iomap *iomap)
+{
+	struct iomap_facts m = {};
+	__u32 dev;
+	__u64 ino;
+
+	inode_ids(inode, &dev, &ino);
+	iomap_facts_core(iomap, &m);
+	wb_submit(dev, ino, 0, 0, &m);
+	return 0;
+}
+
+SEC("raw_tp/iomap_invalidate_folio")
+int BPF_PROG(tp_invalidate, struct inode *inode, loff_t off, u64 len)
+{
+	record_invalidate(inode, off, len);
+	return 0;
+}

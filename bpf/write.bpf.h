@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The write moment: the application copies bytes into the page cache
+ * (iomap_write_end, or the xfs_file_buffered_write tracepoint), a folio is
+ * dirtied whole (iomap_dirty_folio: mmap), goes clean -> dirty
+ * (writeback_dirty_folio: where tracepoint mode learns the folio), or its
+ * dirty data is thrown away (iomap_invalidate_folio). Each updates the
+ * page records (page_table.bpf.h) that writeback collects.
+ * Included by the entry units (tracepoint.bpf.c, fentry.bpf.c,
+ * kprobe.bpf.c): inline, the hot path has no call.
+ */
+#ifndef IOMAPDIRTY_WRITE_BPF_H
+#define IOMAPDIRTY_WRITE_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include "iomapdirty.h"
+#include "bits.bpf.h"
+#include "kernel_facts.bpf.h"
+#include "maps.bpf.h"
+#include "page_table.bpf.h"
+#include "settings.bpf.h"
+
+struct write_walk {
+	struct page_key key;
+	struct page_rec fresh;	/* the record of a page not written before */
+	__u64 first_index;
+	__u64 pos;
+	__u64 end;
+	__u32 block_bits;
+};
+
+/* Adds the part of one write that falls in page (first_index + i). */
+static __always_inline long write_page(__u64 i, void *data)
+{
+	struct write_walk *w = data;
+	__u64 page_size = 1ULL << page_shift;
+	__u64 start, a, b, mask;
+	struct page_rec *rec;
+	bool added;
+
+	w->key.index = w->first_index + i;
+	start = w->key.index << page_shift;
+	a = w->pos > start ? w->pos : start;
+	b = w->end < start + page_size ? w->end : start + page_size;
+	if (b <= a)
+		return 1;
+	mask = bit_range((a - start) >> w->block_bits, (b - 1 - start) >> w->block_bits);
+	/* usually the page is clean and has no record: it gets this one */
+	w->fresh.app_bytes = b - a;
+	w->fresh.block_mask = mask;
+	w->fresh.starts = i == 0;
+	w->fresh.continues = i != 0;
+	rec = page_get(&w->key, &w->fresh, &added);
+	if (!rec)
+		return 1;
+	if (added)
+		return 0;
+	__sync_fetch_and_add(&rec->app_bytes, b - a);
+	if (i == 0)
+		__sync_fetch_and_add(&rec->starts, 1);
+	else
+		__sync_fetch_and_add(&rec->continues, 1);
+	rec->block_mask |= mask;
+	return 0;
+}
+LOOP_CB(write_page)
+
+/*
+ * One write of 'bytes' at 'pos'. From iomap_write_end it lies in one
+ * folio; from the tracepoint it is a whole write(2), split here by page.
+ */
+static __always_inline void record_write(const struct inode_facts *fi, __u64 pos,
+					 __u64 bytes)
+{
+	struct write_walk w = {};
+	__u64 pages_spanned;
+
+	count(CNT_WRITE_EVENTS);
+	if (!bytes || !dev_wanted(fi->dev))
+		return;
+	if (!task_wanted()) {
+		count(CNT_FILTERED_WRITES);
+		return;
+	}
+	w.key.dev = fi->dev;
+	w.key.ino = fi->ino;
+	w.pos = pos;
+	w.end = pos + bytes;
+	w.block_bits = fi->blkbits;
+	w.first_index = pos >> page_shift;
+	pages_spanned = ((w.end - 1) >> page_shift) - w.first_index + 1;
+	if (pages_spanned > IOMAPDIRTY_MAX_WRITE_PAGES) {
+		count(CNT_WRITE_TOO_LARGE);
+		pages_spanned = IOMAPDIRTY_MAX_WRITE_PAGES;
+	}
+	if (pages_spanned == 1)		/* the common case: no loop set-up */
+		write_page(0, &w);
+	else
+		bpf_loop(pages_spanned, write_page_cb, &w, 0);
+}
+
+static __always_inline void record_write_core(struct inode *inode, __u64 pos, __u64 bytes)
+{
+	struct inode_facts fi = {};
+
+	if (!bytes) {
+		count(CNT_WRITE_EVENTS);
+		return;
+	}
+	inode_facts_core(inode, &fi, false);
+	record_write(&fi, pos, bytes);
+}
+
+/* A folio dirtied whole, not through write(2) (mmap, iomap_dirty_folio). */
+static __always_inline void record_whole_dirty(struct inode *inode, struct folio *folio)
+{
+	struct page_key key = {};
+	struct page_rec *rec;
+
+	count(CNT_WHOLE_DIRTY_EVENTS);
+	inode_ids(inode, &key.dev, &key.ino);
+	if (!dev_wanted(key.dev))
+		return;
+	if (!task_wanted()) {
+		count(CNT_FILTERED_WRITES);
+		return;
+	}
+	key.index = BPF_CORE_READ(folio, index);
+	rec = page_rec_get(&key);
+	if (rec)
+		rec->whole_dirty = 1;
+}
+
+/* clean -> dirty; in tracepoint mode this is where the folio is learnt */
+static __always_inline void record_dirty_folio(const struct inode_facts *fi, __u64 folio,
+					       __u64 index)
+{
+	struct page_key key = {};
+	struct page_rec *rec;
+
+	if (!dev_wanted(fi->dev))
+		return;
+	key.dev = fi->dev;
+	key.ino = fi->ino;
+	key.index = index;
+	/* a write(2) recorded this page just before: usually a lookup only */
+	rec = page_rec_get(&key);
+	if (rec)
+		rec->folio_ptr = folio;
+}
+
+struct invalidate_walk {
+	struct page_key key;
+	__u64 first;
+};
+
+static long invalidate_page_cb(__u64 i, void *data)
+{
+	struct invalidate_walk *w = data;
+
+	w->key.index = w->first + i;
+	page_take(&w->key, NULL);
+	return 0;
+}
+
+/* Dirty data thrown away (truncate, hole punch): forget its records. */
+static __always_inline void record_invalidate(struct inode *inode, __u64 off, __u64 len)
+{
+	__u64 page_size = 1ULL << page_shift;
+	struct invalidate_walk w = {};
+	__u64 first, last;
+
+	count(CNT_INVALIDATE_EVENTS);
+	inode_ids(inode, &w.key.dev, &w.key.ino);
+	if (!dev_wanted(w.key.dev) || !len)
+		return;
+	/* only pages wholly inside the range */
+	first = (off + page_size - 1) >> page_shift;
+	last = (off + len) >> page_shift;
+	if (last <= first)
+		return;
+	w.first = first;
+	bpf_loop(last - first > IOMAPDIRTY_MAX_FOLIO_PAGES ?
+		 IOMAPDIRTY_MAX_FOLIO_PAGES : last - first,
+		 invalidate_page_cb, &w, 0);
+}
+
+#endif /* IOMAPDIRTY_WRITE_BPF_H */

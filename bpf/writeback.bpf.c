@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Filling a folio's context at the start of its writeback (wb_fill(), see
+ * writeback.bpf.h): the folio's page records are taken from the page table
+ * and its blocks' bitmaps built: which blocks the seen writes touched, and
+ * which the kernel holds dirty (read from the folio's own bitmap where the
+ * kernel has one, core_fixes.bpf.h).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "writeback.bpf.h"
+#include "bits.bpf.h"
+#include "core_fixes.bpf.h"
+#include "page_table.bpf.h"
+
+struct collect_walk {
+	struct wb_ctx *c;
+	struct folio_bits *bits;
+	__u64 npages;			/* pages of the folio looked at */
+	__u64 word;			/* collect_dirty_word_cb: the word */
+	__u64 word_first_page;		/* its first page */
+	__u32 blocks_per_page_shift;	/* log2(blocks per page) */
+	bool guided;			/* only pages with kernel dirty bits */
+};
+
+/* Adds the write record of page i of the folio (taken) to the folio's context. */
+static __always_inline void collect_page(struct collect_walk *w, __u64 i,
+					 const struct page_rec *rec)
+{
+	__u64 bit = i << w->blocks_per_page_shift, word = bit / 64;
+
+	w->c->app_bytes += rec->app_bytes;
+	w->c->write_calls += rec->starts + (i == 0 ? rec->continues : 0);
+	w->c->whole_dirty |= rec->whole_dirty;
+	if (word < IOMAPDIRTY_MAX_BITMAP_WORDS / 2)
+		w->bits->app[word] |= rec->block_mask << (bit % 64);
+}
+
+/*
+ * Page i (>= 1) of the folio. With the kernel's bitmap read, a page none
+ * of whose blocks is dirty has no write since the last writeback (a write
+ * dirties what it copies), so its record is not looked for: a 2 MiB folio
+ * with one dirty block costs one lookup, not 512.
+ */
+static __always_inline long collect_page_at(struct collect_walk *w, __u64 i)
+{
+	struct page_key key = w->c->key;
+	__u64 shift = w->blocks_per_page_shift;
+	__u64 first = i << shift, word = first / 64, dirty;
+	struct page_rec rec = {};
+
+	if (w->guided) {
+		if (word >= IOMAPDIRTY_MAX_BITMAP_WORDS / 2)
+			return 1;
+		dirty = w->bits->kern[word];
+		if (shift < 6)		/* the page's blocks within the word */
+			dirty &= ((1ULL << (1U << shift)) - 1) << (first % 64);
+		else if (shift == 7 && word + 1 < IOMAPDIRTY_MAX_BITMAP_WORDS / 2)
+			dirty |= w->bits->kern[word + 1];	/* 128 blocks */
+		if (!dirty)
+			return 0;
+	}
+	key.index += i;
+	if (page_take(&key, &rec))
+		collect_page(w, i, &rec);
+	return 0;
+}
+
+static long collect_page_cb(__u64 n, void *data)
+{
+	return collect_page_at(data, n + 1);
+}
+
+/* Page word_first_page + j of the word being walked, if it has a dirty block. */
+static long collect_word_page_cb(__u64 j, void *data)
+{
+	struct collect_walk *w = data;
+	__u64 shift = w->blocks_per_page_shift, at = j << shift;
+	__u64 i = w->word_first_page + j;
+
+	if (at >= 64 || !(w->word >> at) || i >= w->npages)
+		return 1;	/* no dirty block further in this word */
+	if (i == 0 || !((w->word >> at) & ((1ULL << (1U << shift)) - 1)))
+		return 0;	/* page 0 is taken first, by the caller */
+	return collect_page_at(w, i);
+}
+
+/*
+ * Word w of the kernel's dirty bitmap, where a word holds several pages
+ * (fewer than 64 blocks per page): a clean word costs one test, not a
+ * callback per page, so a 2 MiB folio with one dirty block costs 32
+ * tests and one page's lookup, not 511 callbacks. (A plain loop over the
+ * word's pages instead of the inner bpf_loop took the verifier 2.4 s.)
+ */
+static long collect_dirty_word_cb(__u64 w, void *data)
+{
+	struct collect_walk *cw = data;
+	__u64 shift = cw->blocks_per_page_shift;
+
+	if (w >= IOMAPDIRTY_MAX_BITMAP_WORDS / 2 || shift >= 6)
+		return 1;
+	cw->word = cw->bits->kern[w];
+	if (!cw->word)
+		return 0;
+	cw->word_first_page = w << (6 - shift);
+	bpf_loop(1U << (6 - shift), collect_word_page_cb, cw, 0);
+	return 0;
+}
+
+struct bits_walk {
+	struct wb_ctx *c;
+	struct folio_bits *bits;
+	unsigned long *state;
+	__u64 nr_blocks;
+	__u64 eof_blocks;
+};
+
+static __always_inline long zero_word(__u64 w, void *data)
+{
+	struct bits_walk *b = data;
+
+	if (w >= IOMAPDIRTY_MAX_BITMAP_WORDS / 2)
+		return 1;
+	b->bits->app[w] = 0;
+	b->bits->kern[w] = 0;
+	return 0;
+}
+LOOP_CB(zero_word)
+
+/* Reads the per-block dirty bits of a folio whose private data is priv. */
+static __always_inline int read_kernel_dirty(void *priv, struct bits_walk *b)
+{
+	__u64 nr = b->nr_blocks, word = 0, kern;
+
+	b->state = folio_state_bits(priv, bitmap_kind);
+	if (!b->state)
+		return -1;
+
+	if (nr >= 64) {
+		/* uptodate words [0, nr/64), then as many dirty words: one read */
+		__u64 words = nr / 64, bytes;
+
+		if (words > IOMAPDIRTY_MAX_BITMAP_WORDS / 2)
+			words = IOMAPDIRTY_MAX_BITMAP_WORDS / 2;
+		/* a bound the verifier keeps (clang may rewrite the one above) */
+		bytes = (words * sizeof(__u64)) & (2 * sizeof(b->bits->kern) - 1);
+		return bpf_probe_read_kernel(b->bits->kern, bytes, b->state + nr / 64) ? -1 : 0;
+	}
+	/* uptodate bits [0, nr) and dirty bits [nr, 2nr) share words */
+	if (bpf_probe_read_kernel(&word, sizeof(word), b->state))
+		return -1;
+	kern = word >> nr;
+	if (2 * nr > 64) {
+		if (bpf_probe_read_kernel(&word, sizeof(word), b->state + 1))
+			return -1;
+		kern |= word << (64 - nr);
+	}
+	b->bits->kern[0] = kern & ((1ULL << nr) - 1);
+	return 0;
+}
+
+static __always_inline __u64 blocks_before_eof(const struct inode_facts *fi,
+					       struct wb_ctx *c, __u64 nr_blocks)
+{
+	__u64 bsize = 1ULL << c->block_bits;
+	__u64 n;
+
+	if (fi->size <= c->folio_pos)
+		return 0;
+	n = (fi->size - c->folio_pos + bsize - 1) >> c->block_bits;
+	return n < nr_blocks ? n : nr_blocks;
+}
+
+/*
+ * Counts word w: app = blocks write(2) touched; other = blocks dirty for
+ * another reason (whole-folio dirtying such as mmap, or dirty in the
+ * kernel's bitmap without a write we saw).
+ */
+static __always_inline long count_word(__u64 w, void *data)
+{
+	struct bits_walk *b = data;
+	struct wb_ctx *c = b->c;
+	__u64 app, kern, dirty;
+
+	if (w >= IOMAPDIRTY_MAX_BITMAP_WORDS / 2)
+		return 1;
+	app = b->bits->app[w];
+	kern = b->bits->kern[w];
+	dirty = app;
+	if (c->whole_dirty)
+		dirty |= first_bits_word(b->eof_blocks, w);
+	if (c->bitmap_read) {
+		dirty |= kern;
+		c->kernel_dirty_blocks += popcount64(kern);
+	}
+	c->app_dirty_blocks += popcount64(app);
+	c->other_dirty_blocks += popcount64(dirty & ~app);
+	c->dirty[w] = dirty;
+	c->seen[w] = app | (c->whole_dirty ? first_bits_word(b->eof_blocks, w) : 0);
+	return 0;
+}
+LOOP_CB(count_word)
+
+/* No state to read: writeback treats every block up to EOF as dirty. */
+static long all_dirty_word_cb(__u64 w, void *data)
+{
+	struct bits_walk *b = data;
+
+	if (w >= IOMAPDIRTY_MAX_BITMAP_WORDS / 2)
+		return 1;
+	b->bits->kern[w] = first_bits_word(b->eof_blocks, w);
+	return 0;
+}
+
+/*
+ * The folio pointer a first page's record kept since the folio went clean
+ * -> dirty, its head read into h; NULL if none, or if the folio was freed
+ * and reused since.
+ */
+static __always_inline struct folio *recorded_folio(const struct inode_facts *fi,
+						    __u64 ptr, __u64 index,
+						    struct folio_head *h)
+{
+	struct folio *folio = (struct folio *)ptr;
+
+	if (!ptr) {
+		if (bitmap_kind != BITMAP_NONE)
+			count(CNT_FOLIO_PTR_MISSING);
+		return NULL;
+	}
+	if (folio_head_read(folio, h) || h->mapping != fi->mapping || h->index != index) {
+		count(CNT_FOLIO_PTR_STALE);
+		return NULL;
+	}
+	return folio;
+}
+
+/*
+ * Fills bits->kern with the blocks the kernel holds dirty in this folio;
+ * returns 1 if that came from the folio's own bitmap, 0 if the kernel's
+ * view is known otherwise (one block; no bitmap yet: all dirty), -1 if it
+ * is unknown.
+ */
+static __always_inline int kernel_dirty_view(struct folio *folio, const struct folio_head *h,
+					     struct bits_walk *bw, __u64 nwords)
+{
+	if (bw->nr_blocks == 1) {
+		bw->bits->kern[0] = 1;
+		return 0;
+	}
+	if (!folio || bitmap_kind == BITMAP_NONE)
+		return -1;
+	if (h->priv)
+		return read_kernel_dirty((void *)h->priv, bw) == 0 ? 1 : -1;
+	bpf_loop(nwords, all_dirty_word_cb, bw, 0);
+	return 0;
+}
+
+/*
+ * A global function: the context comes from either of two maps (ctx_slots,
+ * wb_ctxs), and inlined, everything here was verified once for each.
+ */
+__noinline int wb_fill(struct wb_ctx *c, struct folio_bits *bits)
+{
+	const struct wb_folio *f;
+	struct folio *folio;
+	const struct inode_facts *fi;
+	struct collect_walk walk = {};
+	struct bits_walk bw = {};
+	struct page_rec rec0 = {};
+	struct folio_head head = {};
+	__u64 nr_blocks, npages, nwords;
+	int view, have0;
+
+	if (!c || !bits)
+		return 0;
+	f = &bits->folio;
+	fi = &f->fi;
+	folio = (struct folio *)f->folio;
+	c->active = 1;
+	c->key.dev = fi->dev;
+	c->key.ino = fi->ino;
+	c->key.index = f->pos >> page_shift;
+	c->folio_pos = f->pos;
+	c->folio_bytes = f->bytes;
+	c->start_ns = f->now;
+	c->nlink = fi->nlink;
+	c->block_bits = fi->blkbits;
+	if (c->block_bits > page_shift || c->block_bits < 9)
+		return 0;	/* block larger than a page: not tracked per page */
+	nr_blocks = f->bytes >> c->block_bits;
+
+	nwords = (nr_blocks + 63) / 64;
+	bw.c = c;
+	bw.bits = bits;
+	bw.nr_blocks = nr_blocks;
+	if (nwords == 1)
+		zero_word(0, &bw);
+	else
+		bpf_loop(nwords, zero_word_cb, &bw, 0);
+
+	/*
+	 * The first page's record: its writes, and the folio pointer. The
+	 * stacks of the program, this function, the nested bpf_loop callbacks
+	 * and page_take() must stay within 512 bytes together (6.1 counts a
+	 * callback as a call, at least 32 bytes): 448 now.
+	 */
+	have0 = page_take(&c->key, &rec0);
+	if (!folio)
+		folio = recorded_folio(fi, have0 ? rec0.folio_ptr : 0, c->key.index, &head);
+	else if (folio_head_read(folio, &head))
+		folio = NULL;
+	/* The kernel's own view of which blocks are dirty, where it has one. */
+	view = kernel_dirty_view(folio, &head, &bw, nwords);
+	c->bitmap_read = view >= 0;
+
+	npages = f->bytes >> page_shift;
+	if (npages > IOMAPDIRTY_MAX_FOLIO_PAGES) {
+		count(CNT_FOLIO_TOO_LARGE);
+		npages = IOMAPDIRTY_MAX_FOLIO_PAGES;
+	}
+	walk.c = c;
+	walk.bits = bits;
+	walk.blocks_per_page_shift = page_shift - c->block_bits;
+	walk.guided = view == 1 && walk.blocks_per_page_shift <= 7;
+	walk.npages = npages;
+	if (have0)
+		collect_page(&walk, 0, &rec0);
+	if (npages > 1 && walk.guided && walk.blocks_per_page_shift < 6)
+		bpf_loop(nwords, collect_dirty_word_cb, &walk, 0);
+	else if (npages > 1)
+		bpf_loop(npages - 1, collect_page_cb, &walk, 0);
+
+	bw.eof_blocks = blocks_before_eof(fi, c, nr_blocks);
+	if (nwords == 1)
+		count_word(0, &bw);
+	else
+		bpf_loop(nwords, count_word_cb, &bw, 0);
+	if (simulate_clean_every && c->dirty[0] &&
+	    c->key.index % simulate_clean_every == 0) {
+		__u64 lowest = c->dirty[0] & -c->dirty[0];
+
+		c->dirty[0] &= ~lowest;
+		c->seen[0] &= ~lowest;
+		count(CNT_SIMULATED_FOLIOS);
+	}
+	/*
+	 * Clean blocks can be told apart only when the whole dirty state is
+	 * known: the kernel's bitmap was read, or the kernel has none and
+	 * this folio's dirtying was seen (not dirtied before attach).
+	 */
+	c->checkable = c->bitmap_read ||
+		(bitmap_kind == BITMAP_NONE && (c->app_bytes || c->whole_dirty));
+	c->counted = 1;
+	if ((target_tgid || filter_comm) && !c->app_bytes && !c->whole_dirty) {
+		/* nothing of the wanted process in this folio */
+		c->counted = 0;
+		count(CNT_FILTERED_FOLIOS);
+	}
+	return 0;
+}
+

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The writeback moment: one folio is written back (iomap_writeback_folio,
+ * iomap_writepage_map, iomap_do_writepage, or the iomap_writeback_folio /
+ * iomap_writepage tracepoints). wb_begin() finishes the thread's previous
+ * folio and resets its context (folio_ctx.bpf.h); wb_fill(), a global
+ * function in writeback.bpf.c, collects the folio's page records and the
+ * kernel's own dirty bitmap into it. Submits (submit.bpf.h) then add to
+ * the context, and the folio is counted (sums.bpf.h) when it is done:
+ * wb_end() (fexit/kretprobe), the thread's next folio, or the flush.
+ */
+#ifndef IOMAPDIRTY_WRITEBACK_BPF_H
+#define IOMAPDIRTY_WRITEBACK_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include "iomapdirty.h"
+#include "folio_ctx.bpf.h"
+#include "kernel_facts.bpf.h"
+#include "maps.bpf.h"
+#include "paths.bpf.h"
+#include "settings.bpf.h"
+
+/* A folio whose writeback begins, for wb_fill(). */
+struct wb_folio {
+	struct inode_facts fi;
+	__u64 folio;		/* 0 in tracepoint mode */
+	__u64 pos;
+	__u64 bytes;
+	__u64 now;
+};
+
+/* Per-CPU scratch: block bitmaps of the folio being written back. */
+struct folio_bits {
+	__u64 app[IOMAPDIRTY_MAX_BITMAP_WORDS / 2];	/* blocks written */
+	__u64 kern[IOMAPDIRTY_MAX_BITMAP_WORDS / 2];	/* kernel dirty bits */
+	struct wb_ctx zero_ctx;	/* a new context's value, see ctx_create() */
+	struct wb_folio folio;	/* wb_begin() -> wb_fill(), off the stack */
+};
+
+typedef struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct folio_bits);
+} scratch_map_t;
+SHARED_MAP(scratch_map_t, scratch);
+
+/*
+ * Fills a thread's context, just reset by ctx_begin(), for the folio in
+ * bits->folio: takes its page records, reads the kernel's dirty bits.
+ */
+int wb_fill(struct wb_ctx *c, struct folio_bits *bits);
+
+/*
+ * Start of one folio's writeback. 'folio' is NULL in tracepoint mode: it
+ * is then taken from the first page's record (recorded_folio()), and
+ * without one the kernel's dirty bitmap is unknown. The inode pointer is
+ * only needed (by note_path(), as an integer) the first time a file is
+ * seen: 'inode' holds it, or else 'inode_slot' (a tp_btf argument, whose
+ * typed value the verifier does not let become an integer) is read.
+ */
+static __always_inline void wb_begin(const struct inode_facts *fi, __u64 inode,
+				     const void *inode_slot, struct folio *folio,
+				     __u64 fpos, __u64 fbytes)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), zero_key = 0;
+	struct folio_bits *bits;
+	struct wb_folio *f;
+	struct wb_ctx *c;
+
+	count(CNT_WB_START_EVENTS);
+	bits = bpf_map_lookup_elem(&scratch, &zero_key);
+	if (!bits)
+		return;
+	f = &bits->folio;
+	f->fi = *fi;
+	f->folio = (__u64)folio;
+	f->pos = fpos;
+	f->bytes = fbytes;
+	f->now = bpf_ktime_get_ns();
+	c = ctx_begin(tid, dev_wanted(fi->dev), &bits->zero_ctx, f->now);
+	if (!c)
+		return;
+	if (!path_seen_here(fi->dev, fi->ino)) {
+		if (!inode)
+			bpf_probe_read_kernel(&inode, sizeof(inode), inode_slot);
+		note_path(inode, fi->dev, fi->ino);
+	}
+	wb_fill(c, bits);
+}
+
+/* Start of a folio's writeback where the folio is known (fentry, kprobe). */
+static __always_inline void wb_begin_folio(struct folio *folio)
+{
+	struct inode *inode = BPF_CORE_READ(folio, mapping, host);
+	struct inode_facts fi = {};
+
+	if (!inode)
+		return;
+	inode_facts_core(inode, &fi, true);
+	wb_begin(&fi, (__u64)inode, NULL, folio,
+		 (__u64)BPF_CORE_READ(folio, index) << page_shift,
+		 folio_bytes(folio));
+}
+
+/* End of the thread's folio writeback (fexit, kretprobe). */
+static __always_inline void wb_end(void)
+{
+	count(CNT_WB_END_EVENTS);
+	finish_thread_folio((__u32)bpf_get_current_pid_tgid());
+}
+
+#endif /* IOMAPDIRTY_WRITEBACK_BPF_H */
