@@ -5,73 +5,69 @@
 #include "sums.bpf.h"
 #include "buckets.h"
 
+/*
+ * Adds v to a thread's sum field f (plain: nobody else writes it), as f
+ * merges (WA_STATS_FIELDS in include/fields.h): the branches on the
+ * constant kind fold away.
+ */
+#define ACC(s, f, v) do {						\
+	__u64 _v = (v);							\
+									\
+	if (WA_MERGE_##f == WA_SUM)					\
+		(s)->f += _v;						\
+	else if (WA_MERGE_##f == WA_MAX)				\
+		(s)->f = _v > (s)->f ? _v : (s)->f;			\
+	else								\
+		(s)->f = _v;						\
+} while (0)
+
+/* What one finished folio adds to each field of the thread's sum. */
 static __always_inline void acc_add_folio(struct wa_stats *s, struct wb_ctx *c,
 					  __u64 dirty_blocks, __u64 now)
 {
-	s->app_bytes += c->app_bytes;
-	s->write_calls += c->write_calls;
-	s->app_dirty_blocks += c->app_dirty_blocks;
-	s->other_dirty_blocks += c->other_dirty_blocks;
-	s->dirty_blocks += dirty_blocks;
-	s->app_dirty_bytes += c->app_dirty_blocks << c->block_bits;
-	s->dirty_bytes += dirty_blocks << c->block_bits;
-	s->whole_folio_dirty_events += c->whole_dirty;
-	s->other_dirty_folios += c->other_dirty_blocks ? 1 : 0;
-	s->folios += 1;
-	if (!dirty_blocks) {
-		s->folios_no_dirty_seen += 1;
-		s->unseen_submitted_blocks += c->submitted_blocks;
+	ACC(s, app_bytes, c->app_bytes);
+	ACC(s, write_calls, c->write_calls);
+	ACC(s, app_dirty_blocks, c->app_dirty_blocks);
+	ACC(s, app_dirty_bytes, c->app_dirty_blocks << c->block_bits);
+	ACC(s, other_dirty_blocks, c->other_dirty_blocks);
+	ACC(s, other_dirty_folios, c->other_dirty_blocks ? 1 : 0);
+	ACC(s, whole_folio_dirty_events, c->whole_dirty);
+	ACC(s, dirty_blocks, dirty_blocks);
+	ACC(s, dirty_bytes, dirty_blocks << c->block_bits);
+	ACC(s, folios, 1);
+	if (!dirty_blocks) {		/* no dirtying seen */
+		ACC(s, folios_no_dirty_seen, 1);
+		ACC(s, unseen_submitted_blocks, c->submitted_blocks);
 	}
-	s->folio_bytes += c->folio_bytes;
-	if (c->folio_bytes > s->max_folio_bytes)
-		s->max_folio_bytes = c->folio_bytes;
-	s->block_bytes = 1ULL << (c->block_bits & 63);
-	s->submitted_blocks += c->submitted_blocks;
-	s->submitted_bytes += c->submitted_bytes;
-	s->kernel_dirty_blocks += c->kernel_dirty_blocks;
-	s->bitmap_folios += c->bitmap_read;
-	s->hole_bytes += c->hole_bytes;
-	s->violation_blocks += c->violation_blocks;
-	s->violation_folios += c->violation_blocks ? 1 : 0;
-	s->unexplained_blocks += c->unexplained_blocks;
-	s->unchecked_blocks += c->unchecked_blocks;
-	s->nlink = c->nlink;
-	s->last_ns = now;
+	ACC(s, folio_bytes, c->folio_bytes);
+	ACC(s, max_folio_bytes, c->folio_bytes);
+	ACC(s, block_bytes, 1ULL << (c->block_bits & 63));
+	ACC(s, submitted_blocks, c->submitted_blocks);
+	ACC(s, submitted_bytes, c->submitted_bytes);
+	ACC(s, hole_bytes, c->hole_bytes);
+	ACC(s, violation_blocks, c->violation_blocks);
+	ACC(s, violation_folios, c->violation_blocks ? 1 : 0);
+	ACC(s, unexplained_blocks, c->unexplained_blocks);
+	ACC(s, unchecked_blocks, c->unchecked_blocks);
+	ACC(s, kernel_dirty_blocks, c->kernel_dirty_blocks);
+	ACC(s, bitmap_folios, c->bitmap_read);
+	ACC(s, nlink, c->nlink);
+	ACC(s, last_ns, now);
 }
 
-/* Adds v to *f, atomically, and only if there is something to add. */
-#define ADD_IF(f, v) do { if (v) __sync_fetch_and_add(&(f), (v)); } while (0)
+/*
+ * Merges a thread's sum a into shared totals s. Several CPUs may fold
+ * sums of one file at once: SUM fields are added atomically, and only if
+ * there is something to add; MAX and GAUGE fields are stored.
+ */
+#define MERGE_SUM(f)	do { if (a->f) __sync_fetch_and_add(&s->f, a->f); } while (0);
+#define MERGE_MAX(f)	do { if (a->f > s->f) s->f = a->f; } while (0);
+#define MERGE_GAUGE(f)	s->f = a->f;
+#define MERGE(name, unit, merge, json)	MERGE_##merge(name)
 
-/* Several CPUs may fold sums of one file at once: atomic adds. */
 static __always_inline void stats_merge(struct wa_stats *s, const struct wa_stats *a)
 {
-	ADD_IF(s->app_bytes, a->app_bytes);
-	ADD_IF(s->write_calls, a->write_calls);
-	ADD_IF(s->app_dirty_blocks, a->app_dirty_blocks);
-	ADD_IF(s->other_dirty_blocks, a->other_dirty_blocks);
-	ADD_IF(s->dirty_blocks, a->dirty_blocks);
-	ADD_IF(s->app_dirty_bytes, a->app_dirty_bytes);
-	ADD_IF(s->dirty_bytes, a->dirty_bytes);
-	ADD_IF(s->whole_folio_dirty_events, a->whole_folio_dirty_events);
-	ADD_IF(s->other_dirty_folios, a->other_dirty_folios);
-	ADD_IF(s->folios, a->folios);
-	ADD_IF(s->folios_no_dirty_seen, a->folios_no_dirty_seen);
-	ADD_IF(s->folio_bytes, a->folio_bytes);
-	if (a->max_folio_bytes > s->max_folio_bytes)
-		s->max_folio_bytes = a->max_folio_bytes;
-	s->block_bytes = a->block_bytes;
-	ADD_IF(s->submitted_blocks, a->submitted_blocks);
-	ADD_IF(s->submitted_bytes, a->submitted_bytes);
-	ADD_IF(s->unseen_submitted_blocks, a->unseen_submitted_blocks);
-	ADD_IF(s->kernel_dirty_blocks, a->kernel_dirty_blocks);
-	ADD_IF(s->bitmap_folios, a->bitmap_folios);
-	ADD_IF(s->hole_bytes, a->hole_bytes);
-	ADD_IF(s->violation_blocks, a->violation_blocks);
-	ADD_IF(s->violation_folios, a->violation_folios);
-	ADD_IF(s->unexplained_blocks, a->unexplained_blocks);
-	ADD_IF(s->unchecked_blocks, a->unchecked_blocks);
-	s->nlink = a->nlink;
-	s->last_ns = a->last_ns;
+	WA_STATS_FIELDS(MERGE)
 }
 
 static __always_inline void note_violation(struct wb_ctx *c, __u64 dirty)

@@ -13,6 +13,7 @@
 #ifndef __VMLINUX_H__
 #include <linux/types.h>
 #endif
+#include "fields.h"
 
 /* Largest folio whose pages and bitmap the writeback program scans. */
 #define IOMAPDIRTY_MAX_FOLIO_PAGES	512
@@ -96,34 +97,14 @@ struct phys_key {
 	__u32 pad;
 };
 
-/* Accumulated per file and per filesystem; all cumulative. */
+/*
+ * Accumulated per file and per filesystem; all cumulative. The fields,
+ * their units and how they merge: WA_STATS_FIELDS in fields.h.
+ */
 struct wa_stats {
-	__u64 app_bytes;		/* bytes copied in by write(2) */
-	__u64 write_calls;
-	__u64 app_dirty_blocks;		/* blocks touched by those writes */
-	__u64 other_dirty_blocks;	/* dirty in the kernel, not by a seen write */
-	__u64 dirty_blocks;		/* union of the two above */
-	__u64 app_dirty_bytes;		/* app_dirty_blocks * block size */
-	__u64 dirty_bytes;		/* dirty_blocks * block size */
-	__u64 whole_folio_dirty_events;	/* seen through iomap_dirty_folio */
-	__u64 other_dirty_folios;	/* folios with other_dirty_blocks */
-	__u64 folios;			/* folios written back */
-	__u64 folios_no_dirty_seen;	/* written back, no dirtying seen */
-	__u64 folio_bytes;		/* sum of sizes of folios written back */
-	__u64 max_folio_bytes;
-	__u64 block_bytes;		/* block size of the last folio seen */
-	__u64 submitted_blocks;
-	__u64 submitted_bytes;
-	__u64 unseen_submitted_blocks;	/* of folios with no dirtying seen */
-	__u64 kernel_dirty_blocks;	/* read from the kernel's dirty bitmap */
-	__u64 bitmap_folios;		/* folios whose bitmap was read */
-	__u64 hole_bytes;		/* dirty ranges mapped to holes */
-	__u64 violation_blocks;		/* submitted, dirty by no cause seen */
-	__u64 violation_folios;
-	__u64 unexplained_blocks;	/* submitted, dirty only in the kernel */
-	__u64 unchecked_blocks;		/* submitted where blocks are unknown */
-	__u64 nlink;			/* gauge: link count at the last writeback */
-	__u64 last_ns;			/* last update (bpf_ktime_get_ns) */
+#define WA_STATS_MEMBER(name, unit, merge, json)	__u64 name;
+	WA_STATS_FIELDS(WA_STATS_MEMBER)
+#undef WA_STATS_MEMBER
 };
 
 /*
@@ -173,50 +154,27 @@ struct wb_ctx {
 
 /* Histograms: log2 buckets (see buckets.h), one row of buckets each. */
 enum hist_id {
-	HIST_DIRTY_BLOCKS,	/* dirty blocks per folio at writeback */
-	HIST_SUBMITTED_BLOCKS,	/* blocks submitted per folio */
-	HIST_AMPLIFICATION,	/* submitted / dirty per folio */
-	HIST_FOLIO_BYTES,	/* folio size */
+#define HIST_ENUM(id, name, unit)	id,
+	HISTOGRAMS(HIST_ENUM)
+#undef HIST_ENUM
 	NR_HISTS,
 };
 #define HIST_BUCKETS	40
 
 /*
- * Global counters: how often each hook fired, and everything that was
- * lost, dropped or could not be attributed. Every output shows the
- * loss counters.
+ * Global counters (EVENT_COUNTERS, LOSS_COUNTERS in fields.h): the events
+ * first, then the losses, from CNT_LOSS_FIRST.
  */
+#define COUNTER_ENUM(id, name)	id,
+#define COUNTER_ONE(id, name)	+ 1
 enum counter_id {
-	CNT_WRITE_EVENTS,
-	CNT_WHOLE_DIRTY_EVENTS,
-	CNT_DIRTY_FOLIO_EVENTS,
-	CNT_WB_START_EVENTS,
-	CNT_WB_END_EVENTS,
-	CNT_SUBMIT_EVENTS,
-	CNT_INVALIDATE_EVENTS,
-	CNT_FILTERED_WRITES,
-	CNT_FILTERED_FOLIOS,
-	CNT_FLUSHED_CTX,
-	CNT_BIO_EVENTS,
-	CNT_SIMULATED_FOLIOS,
-	CNT_PAGE_SPILLS,	/* records put in page_overflow: a full set */
-	/* losses: keep LOSS_FIRST first */
-	CNT_LOSS_FIRST,
-	CNT_PAGE_MAP_FULL = CNT_LOSS_FIRST,
-	CNT_FILE_MAP_FULL,
-	CNT_FS_MAP_FULL,
-	CNT_CTX_MAP_FULL,
-	CNT_WRITE_TOO_LARGE,
-	CNT_FOLIO_TOO_LARGE,
-	CNT_FOLIO_PTR_MISSING,
-	CNT_FOLIO_PTR_STALE,
-	CNT_SUBMIT_WITHOUT_FOLIO,
-	CNT_READ_FAILURES,
-	CNT_PATH_MAP_FULL,
-	CNT_VIOLATION_MAP_FULL,
-	CNT_PHYS_MAP_FULL,
+	EVENT_COUNTERS(COUNTER_ENUM)
+	LOSS_COUNTERS(COUNTER_ENUM)
 	NR_COUNTERS,
+	CNT_LOSS_FIRST = 0 EVENT_COUNTERS(COUNTER_ONE),
 };
+#undef COUNTER_ENUM
+#undef COUNTER_ONE
 
 /* Which variant of a hook is attached; set by user space in .rodata. */
 enum submit_proto {

@@ -9,19 +9,12 @@
 
 #define ULL(x) ((unsigned long long)(x))
 
-const char *const hist_names[NR_HISTS] = {
-	[HIST_DIRTY_BLOCKS] = "dirty_blocks_per_folio",
-	[HIST_SUBMITTED_BLOCKS] = "submitted_blocks_per_folio",
-	[HIST_AMPLIFICATION] = "folio_amplification",
-	[HIST_FOLIO_BYTES] = "folio_bytes",
-};
-
-const char *const hist_units[NR_HISTS] = {
-	[HIST_DIRTY_BLOCKS] = "blocks",
-	[HIST_SUBMITTED_BLOCKS] = "blocks",
-	[HIST_AMPLIFICATION] = "ratio",
-	[HIST_FOLIO_BYTES] = "bytes",
-};
+#define HIST_NAME(id, name, unit)	[id] = name,
+#define HIST_UNIT(id, name, unit)	[id] = unit,
+const char *const hist_names[NR_HISTS] = { HISTOGRAMS(HIST_NAME) };
+const char *const hist_units[NR_HISTS] = { HISTOGRAMS(HIST_UNIT) };
+#undef HIST_NAME
+#undef HIST_UNIT
 
 /* Submitted blocks of folios whose dirtying was seen. */
 uint64_t stats_amplified_blocks(const struct wa_stats *s)
@@ -196,45 +189,36 @@ static bool plan_hooks_whole_dirty(const struct plan *p)
 		      p->hooks[HOOK_WHOLE_DIRTY].mech != MECH_DERIVED);
 }
 
-static void kv_measured(struct json *j, const char *key, uint64_t v, bool measured)
+/* Whether the plan can measure what a field's json column says. */
+static bool measured(enum wa_json when, const struct plan *p)
 {
-	json_key(j, key);
-	if (measured)
-		json_u64(j, v);
-	else
-		json_null(j);
+	switch (when) {
+	case WA_IF_OTHER:
+		return plan_has_bitmap(p) || plan_hooks_whole_dirty(p);
+	case WA_IF_WHOLE:
+		return plan_hooks_whole_dirty(p);
+	case WA_IF_BITMAP:
+		return plan_has_bitmap(p);
+	default:
+		return true;
+	}
 }
 
+/* The fields in WA_STATS_FIELDS' order, null where not measured; the ratios. */
 void stats_write_json(struct json *j, const struct wa_stats *s, const struct plan *p)
 {
-	bool other = plan_has_bitmap(p) || plan_hooks_whole_dirty(p);
-
 	json_object_begin(j);
-	json_kv_u64(j, "app_bytes", s->app_bytes);
-	json_kv_u64(j, "write_calls", s->write_calls);
-	json_kv_u64(j, "app_dirty_blocks", s->app_dirty_blocks);
-	json_kv_u64(j, "app_dirty_bytes", s->app_dirty_bytes);
-	kv_measured(j, "other_dirty_blocks", s->other_dirty_blocks, other);
-	kv_measured(j, "other_dirty_folios", s->other_dirty_folios, other);
-	kv_measured(j, "whole_folio_dirty_events", s->whole_folio_dirty_events,
-		    plan_hooks_whole_dirty(p));
-	json_kv_u64(j, "dirty_blocks", s->dirty_blocks);
-	json_kv_u64(j, "dirty_bytes", s->dirty_bytes);
-	json_kv_u64(j, "folios", s->folios);
-	json_kv_u64(j, "folios_no_dirty_seen", s->folios_no_dirty_seen);
-	json_kv_u64(j, "folio_bytes", s->folio_bytes);
-	json_kv_u64(j, "max_folio_bytes", s->max_folio_bytes);
-	json_kv_u64(j, "block_bytes", s->block_bytes);
-	json_kv_u64(j, "submitted_blocks", s->submitted_blocks);
-	json_kv_u64(j, "submitted_bytes", s->submitted_bytes);
-	json_kv_u64(j, "unseen_submitted_blocks", s->unseen_submitted_blocks);
-	json_kv_u64(j, "hole_bytes", s->hole_bytes);
-	json_kv_u64(j, "violation_blocks", s->violation_blocks);
-	json_kv_u64(j, "violation_folios", s->violation_folios);
-	kv_measured(j, "unexplained_blocks", s->unexplained_blocks, plan_has_bitmap(p));
-	json_kv_u64(j, "unchecked_blocks", s->unchecked_blocks);
-	kv_measured(j, "kernel_dirty_blocks", s->kernel_dirty_blocks, plan_has_bitmap(p));
-	kv_measured(j, "bitmap_folios", s->bitmap_folios, plan_has_bitmap(p));
+	for (int i = 0; i < NR_WA_STATS_FIELDS; i++) {
+		const struct wa_field *f = &wa_stats_fields[i];
+
+		if (f->json == WA_NEVER)
+			continue;
+		json_key(j, f->name);
+		if (measured(f->json, p))
+			json_u64(j, wa_field_get(s, f));
+		else
+			json_null(j);
+	}
 	json_kv_ratio(j, "block_rounding", s->app_dirty_bytes, s->app_bytes);
 	json_kv_ratio(j, "folio_amplification", stats_amplified_blocks(s),
 		      s->dirty_blocks);

@@ -1,38 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Snapshot arithmetic: see snapshot.h. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include "snapshot.h"
 
+#define COUNTER_NAME(id, name)	[id] = name,
 const char *const counter_names[NR_COUNTERS] = {
-	[CNT_WRITE_EVENTS] = "write_events",
-	[CNT_WHOLE_DIRTY_EVENTS] = "whole_dirty_events",
-	[CNT_DIRTY_FOLIO_EVENTS] = "dirty_folio_events",
-	[CNT_WB_START_EVENTS] = "writeback_begin_events",
-	[CNT_WB_END_EVENTS] = "writeback_end_events",
-	[CNT_SUBMIT_EVENTS] = "submit_events",
-	[CNT_INVALIDATE_EVENTS] = "invalidate_events",
-	[CNT_FILTERED_WRITES] = "filtered_writes",
-	[CNT_FILTERED_FOLIOS] = "filtered_folios",
-	[CNT_FLUSHED_CTX] = "flushed_contexts",
-	[CNT_BIO_EVENTS] = "bio_events",
-	[CNT_SIMULATED_FOLIOS] = "simulated_clean_folios",
-	[CNT_PAGE_SPILLS] = "page_records_spilled",
-	[CNT_PAGE_MAP_FULL] = "page_map_full",
-	[CNT_FILE_MAP_FULL] = "file_map_full",
-	[CNT_FS_MAP_FULL] = "fs_map_full",
-	[CNT_CTX_MAP_FULL] = "context_map_full",
-	[CNT_WRITE_TOO_LARGE] = "write_too_large",
-	[CNT_FOLIO_TOO_LARGE] = "folio_too_large",
-	[CNT_FOLIO_PTR_MISSING] = "folio_pointer_missing",
-	[CNT_FOLIO_PTR_STALE] = "folio_pointer_stale",
-	[CNT_SUBMIT_WITHOUT_FOLIO] = "submit_without_folio",
-	[CNT_READ_FAILURES] = "read_failures",
-	[CNT_PATH_MAP_FULL] = "path_map_full",
-	[CNT_VIOLATION_MAP_FULL] = "violation_map_full",
-	[CNT_PHYS_MAP_FULL] = "physical_map_full",
+	EVENT_COUNTERS(COUNTER_NAME)
+	LOSS_COUNTERS(COUNTER_NAME)
 };
+#undef COUNTER_NAME
+
+#define WA_FIELD_ROW(name, unit, merge, json)				\
+	{ #name, unit, offsetof(struct wa_stats, name), WA_##merge, WA_##json },
+const struct wa_field wa_stats_fields[NR_WA_STATS_FIELDS] = {
+	WA_STATS_FIELDS(WA_FIELD_ROW)
+};
+#undef WA_FIELD_ROW
 
 void snapshot_free(struct snapshot *s)
 {
@@ -41,35 +27,36 @@ void snapshot_free(struct snapshot *s)
 	memset(s, 0, sizeof(*s));
 }
 
-#define STATS_SUMMED(X) \
-	X(app_bytes) X(write_calls) X(app_dirty_blocks) X(other_dirty_blocks) \
-	X(dirty_blocks) X(app_dirty_bytes) X(dirty_bytes) X(whole_folio_dirty_events) X(other_dirty_folios) \
-	X(folios) X(folios_no_dirty_seen) X(folio_bytes) X(submitted_blocks) \
-	X(submitted_bytes) X(unseen_submitted_blocks) X(kernel_dirty_blocks) X(bitmap_folios) X(hole_bytes) \
-	X(violation_blocks) X(violation_folios) X(unexplained_blocks) X(unchecked_blocks)
-
 void stats_sub(struct wa_stats *out, const struct wa_stats *a,
 	       const struct wa_stats *b)
 {
 	struct wa_stats r = *a;
 
-#define SUB(f) r.f = a->f - (b ? b->f : 0);
-	STATS_SUMMED(SUB)
+#define SUB_SUM(f)	r.f = a->f - (b ? b->f : 0);
+#define SUB_MAX(f)
+#define SUB_GAUGE(f)
+#define SUB(name, unit, merge, json)	SUB_##merge(name)
+	WA_STATS_FIELDS(SUB)
 #undef SUB
+#undef SUB_SUM
+#undef SUB_MAX
+#undef SUB_GAUGE
 	*out = r;
 }
 
 void stats_add_into(struct wa_stats *t, const struct wa_stats *s)
 {
-#define ADD(f) t->f += s->f;
-	STATS_SUMMED(ADD)
+	bool newer = s->last_ns > t->last_ns;
+
+#define ADD_SUM(f)	t->f += s->f;
+#define ADD_MAX(f)	if (s->f > t->f) t->f = s->f;
+#define ADD_GAUGE(f)	if (newer) t->f = s->f;
+#define ADD(name, unit, merge, json)	ADD_##merge(name)
+	WA_STATS_FIELDS(ADD)
 #undef ADD
-	if (s->max_folio_bytes > t->max_folio_bytes)
-		t->max_folio_bytes = s->max_folio_bytes;
-	if (s->last_ns > t->last_ns) {
-		t->last_ns = s->last_ns;
-		t->block_bytes = s->block_bytes;
-	}
+#undef ADD_SUM
+#undef ADD_MAX
+#undef ADD_GAUGE
 }
 
 void snapshot_totals(const struct snapshot *s, struct wa_stats *t)

@@ -6,6 +6,7 @@
 #ifndef IOMAPDIRTY_SNAPSHOT_H
 #define IOMAPDIRTY_SNAPSHOT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "iomapdirty.h"
 
@@ -31,20 +32,40 @@ struct snapshot {
 
 void snapshot_free(struct snapshot *s);
 /*
- * out = cur - prev (prev NULL: cur since attach), per key; gauges (max
- * folio, block size) from cur. 0 or -ENOMEM.
+ * out = cur - prev (prev NULL: cur since attach), per key; fields that
+ * do not merge by sum (max folio, block size, ...) from cur. 0 or -ENOMEM.
  */
 int snapshot_delta(const struct snapshot *cur, const struct snapshot *prev,
 		   struct snapshot *out);
 /* Sum over filesystems. */
 void snapshot_totals(const struct snapshot *s, struct wa_stats *t);
+/* out = a - b for SUM fields (b NULL: a), the others from a. */
 void stats_sub(struct wa_stats *out, const struct wa_stats *a,
 	       const struct wa_stats *b);
+/* t += s, each field as it merges (GAUGE: from the later last_ns). */
 void stats_add_into(struct wa_stats *t, const struct wa_stats *s);
 uint64_t snapshot_losses(const struct snapshot *s);
 /* Orders file entries by (dev, ino), for qsort and bsearch. */
 int file_entry_cmp(const void *a, const void *b);
 
 extern const char *const counter_names[NR_COUNTERS];
+
+/* The fields of struct wa_stats (WA_STATS_FIELDS in fields.h), in order. */
+struct wa_field {
+	const char *name;
+	const char *unit;
+	size_t offset;
+	enum wa_merge merge;
+	enum wa_json json;
+};
+#define WA_STATS_COUNT(name, unit, merge, json)	+ 1
+enum { NR_WA_STATS_FIELDS = 0 WA_STATS_FIELDS(WA_STATS_COUNT) };
+#undef WA_STATS_COUNT
+extern const struct wa_field wa_stats_fields[NR_WA_STATS_FIELDS];
+
+static inline uint64_t wa_field_get(const struct wa_stats *s, const struct wa_field *f)
+{
+	return *(const uint64_t *)((const char *)s + f->offset);
+}
 
 #endif

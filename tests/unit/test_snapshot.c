@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Interval arithmetic on snapshots, and the derived figures. */
 #include <stdlib.h>
+#include "json.h"
+#include "plan.h"
 #include "report.h"
 #include "snapshot.h"
 #include "unit.h"
@@ -27,6 +29,95 @@ static struct snapshot make(int nfiles, __u64 scale)
 	s.hists[HIST_DIRTY_BLOCKS][3] = 5 * scale;
 	s.seconds = scale;
 	return s;
+}
+
+/* The stats object as JSON, into buf. */
+static const char *stats_json(const struct wa_stats *s, const struct plan *p,
+			      char *buf, size_t len)
+{
+	FILE *f = fmemopen(buf, len, "w");
+	struct json j;
+
+	if (!f)
+		return "(fmemopen failed)";
+	json_init(&j, f);
+	stats_write_json(&j, s, p);
+	fclose(f);
+	return buf;
+}
+
+/*
+ * The stats object's fields, their order and when they are null, as
+ * docs/json-schema.md and the scripts that read it know them: written out
+ * here by hand, so that a change to the field list that moves, renames or
+ * drops one shows.
+ */
+static void check_stats_json(void)
+{
+	struct wa_stats s = {
+		.app_bytes = 1, .write_calls = 2, .app_dirty_blocks = 3,
+		.app_dirty_bytes = 4, .other_dirty_blocks = 5, .other_dirty_folios = 6,
+		.whole_folio_dirty_events = 7, .dirty_blocks = 8, .dirty_bytes = 9,
+		.folios = 10, .folios_no_dirty_seen = 11, .folio_bytes = 12,
+		.max_folio_bytes = 13, .block_bytes = 14, .submitted_blocks = 40,
+		.submitted_bytes = 16, .unseen_submitted_blocks = 17, .hole_bytes = 18,
+		.violation_blocks = 19, .violation_folios = 20, .unexplained_blocks = 21,
+		.unchecked_blocks = 22, .kernel_dirty_blocks = 23, .bitmap_folios = 24,
+		.nlink = 25, .last_ns = 26,
+	};
+	struct plan no_bitmap = { .bitmap = BITMAP_NONE }, bitmap = { .bitmap = BITMAP_IFS };
+	char buf[2048];
+
+	CHECK_STR(stats_json(&s, NULL, buf, sizeof(buf)),
+		  "{\"app_bytes\":1,\"write_calls\":2,\"app_dirty_blocks\":3,"
+		  "\"app_dirty_bytes\":4,\"other_dirty_blocks\":5,\"other_dirty_folios\":6,"
+		  "\"whole_folio_dirty_events\":7,\"dirty_blocks\":8,\"dirty_bytes\":9,"
+		  "\"folios\":10,\"folios_no_dirty_seen\":11,\"folio_bytes\":12,"
+		  "\"max_folio_bytes\":13,\"block_bytes\":14,\"submitted_blocks\":40,"
+		  "\"submitted_bytes\":16,\"unseen_submitted_blocks\":17,\"hole_bytes\":18,"
+		  "\"violation_blocks\":19,\"violation_folios\":20,\"unexplained_blocks\":21,"
+		  "\"unchecked_blocks\":22,\"kernel_dirty_blocks\":23,\"bitmap_folios\":24,"
+		  "\"block_rounding\":4.0000,\"folio_amplification\":2.8750}\n",
+		  "stats JSON: every field, in the documented order");
+	CHECK_STR(stats_json(&s, &no_bitmap, buf, sizeof(buf)),
+		  "{\"app_bytes\":1,\"write_calls\":2,\"app_dirty_blocks\":3,"
+		  "\"app_dirty_bytes\":4,\"other_dirty_blocks\":null,\"other_dirty_folios\":null,"
+		  "\"whole_folio_dirty_events\":null,\"dirty_blocks\":8,\"dirty_bytes\":9,"
+		  "\"folios\":10,\"folios_no_dirty_seen\":11,\"folio_bytes\":12,"
+		  "\"max_folio_bytes\":13,\"block_bytes\":14,\"submitted_blocks\":40,"
+		  "\"submitted_bytes\":16,\"unseen_submitted_blocks\":17,\"hole_bytes\":18,"
+		  "\"violation_blocks\":19,\"violation_folios\":20,\"unexplained_blocks\":null,"
+		  "\"unchecked_blocks\":22,\"kernel_dirty_blocks\":null,\"bitmap_folios\":null,"
+		  "\"block_rounding\":4.0000,\"folio_amplification\":2.8750}\n",
+		  "stats JSON: null where neither a bitmap nor a whole-folio hook measures");
+	CHECK(strstr(stats_json(&s, &bitmap, buf, sizeof(buf)),
+		     "\"other_dirty_blocks\":5,\"other_dirty_folios\":6,"
+		     "\"whole_folio_dirty_events\":null,") != NULL,
+	      "stats JSON: a bitmap measures other dirty blocks, not whole-folio events");
+}
+
+/* Each field merges as WA_STATS_FIELDS says: sum, max, or the newer gauge. */
+static void check_merge(void)
+{
+	struct wa_stats t = { .app_bytes = 5, .max_folio_bytes = 8192, .block_bytes = 4096,
+			      .nlink = 1, .last_ns = 50 };
+	struct wa_stats newer = { .app_bytes = 7, .max_folio_bytes = 4096, .block_bytes = 1024,
+				  .nlink = 0, .last_ns = 90 };
+	struct wa_stats older = { .app_bytes = 1, .max_folio_bytes = 65536, .block_bytes = 512,
+				  .nlink = 3, .last_ns = 10 };
+
+	stats_add_into(&t, &newer);
+	CHECK_U64(t.app_bytes, 12, "merge: a sum adds");
+	CHECK_U64(t.max_folio_bytes, 8192, "merge: a max keeps the larger");
+	CHECK_U64(t.block_bytes, 1024, "merge: a gauge takes the newer value");
+	CHECK_U64(t.nlink, 0, "merge: the link count is a gauge");
+	CHECK_U64(t.last_ns, 90, "merge: last_ns is the newer");
+	stats_add_into(&t, &older);
+	CHECK_U64(t.max_folio_bytes, 65536, "merge: a larger max from an older reading counts");
+	CHECK_U64(t.block_bytes, 1024, "merge: an older reading's gauge does not");
+	stats_sub(&t, &t, &older);
+	CHECK_U64(t.app_bytes, 12, "difference: a sum subtracts");
+	CHECK_U64(t.max_folio_bytes, 65536, "difference: a max is the newer reading's");
 }
 
 int main(void)
@@ -63,6 +154,8 @@ int main(void)
 			unnamed += !hist_names[i] || !hist_units[i];
 		CHECK_U64(unnamed, 0, "every histogram has a name and a unit");
 	}
+	check_stats_json();
+	check_merge();
 	snapshot_free(&a);
 	snapshot_free(&b);
 	UNIT_EXIT();

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One list per kind of field, shared by the BPF side and user space: the
+ * statistics of struct wa_stats, the global counters, the histograms.
+ * Everything else is generated from them: the struct and the enums
+ * (iomapdirty.h), the BPF fold and merge (bpf/sums.bpf.c), the names user
+ * space prints, the interval arithmetic (user/snapshot.c) and the JSON
+ * writer (user/report.c). Adding a quantity is one line here, plus the
+ * code that measures it.
+ */
+#ifndef IOMAPDIRTY_FIELDS_H
+#define IOMAPDIRTY_FIELDS_H
+
+/*
+ * Statistics, per file and per filesystem, all u64, in JSON order:
+ *   X(name, unit, merge, json)
+ * unit   what the field counts (docs/json-schema.md)
+ * merge  how two values of it combine: SUM (added; intervals are
+ *        differences), MAX (the larger), GAUGE (the newer one: the value
+ *        with the later last_ns)
+ * json   when the stats object shows it: ALWAYS; IF_OTHER, IF_WHOLE,
+ *        IF_BITMAP (null unless the plan can measure it: the kernel's
+ *        dirty bitmap or a whole-folio dirtying hook, such a hook, the
+ *        bitmap); NEVER (kept for the tool's own use)
+ */
+#define WA_STATS_FIELDS(X)						\
+	X(app_bytes,		"bytes",	SUM,	ALWAYS)		\
+	X(write_calls,		"calls",	SUM,	ALWAYS)		\
+	/* blocks touched by those writes, and as bytes */		\
+	X(app_dirty_blocks,	"blocks",	SUM,	ALWAYS)		\
+	X(app_dirty_bytes,	"bytes",	SUM,	ALWAYS)		\
+	/* dirty in the kernel, not by a seen write; folios with some */ \
+	X(other_dirty_blocks,	"blocks",	SUM,	IF_OTHER)	\
+	X(other_dirty_folios,	"folios",	SUM,	IF_OTHER)	\
+	/* seen through iomap_dirty_folio */				\
+	X(whole_folio_dirty_events, "folios",	SUM,	IF_WHOLE)	\
+	/* union of app and other: what had to be written */		\
+	X(dirty_blocks,		"blocks",	SUM,	ALWAYS)		\
+	X(dirty_bytes,		"bytes",	SUM,	ALWAYS)		\
+	X(folios,		"folios",	SUM,	ALWAYS)		\
+	/* written back with no dirtying seen */			\
+	X(folios_no_dirty_seen,	"folios",	SUM,	ALWAYS)		\
+	/* sum and largest of the folios' sizes */			\
+	X(folio_bytes,		"bytes",	SUM,	ALWAYS)		\
+	X(max_folio_bytes,	"bytes",	MAX,	ALWAYS)		\
+	/* block size of the last folio seen */				\
+	X(block_bytes,		"bytes",	GAUGE,	ALWAYS)		\
+	X(submitted_blocks,	"blocks",	SUM,	ALWAYS)		\
+	X(submitted_bytes,	"bytes",	SUM,	ALWAYS)		\
+	/* of folios with no dirtying seen */				\
+	X(unseen_submitted_blocks, "blocks",	SUM,	ALWAYS)		\
+	/* dirty ranges mapped to holes */				\
+	X(hole_bytes,		"bytes",	SUM,	ALWAYS)		\
+	/* submitted, dirty by no cause seen (verify) */		\
+	X(violation_blocks,	"blocks",	SUM,	ALWAYS)		\
+	X(violation_folios,	"folios",	SUM,	ALWAYS)		\
+	/* submitted, dirty only in the kernel's bitmap */		\
+	X(unexplained_blocks,	"blocks",	SUM,	IF_BITMAP)	\
+	/* submitted where the blocks are unknown */			\
+	X(unchecked_blocks,	"blocks",	SUM,	ALWAYS)		\
+	/* read from the kernel's dirty bitmap; folios it was read for */ \
+	X(kernel_dirty_blocks,	"blocks",	SUM,	IF_BITMAP)	\
+	X(bitmap_folios,	"folios",	SUM,	IF_BITMAP)	\
+	/* link count at the last writeback (deleted files: 0) */	\
+	X(nlink,		"links",	GAUGE,	NEVER)		\
+	/* last update (bpf_ktime_get_ns) */				\
+	X(last_ns,		"ns",		GAUGE,	NEVER)
+
+/* How a field merges, and when JSON shows it: see WA_STATS_FIELDS. */
+enum wa_merge { WA_SUM, WA_MAX, WA_GAUGE };
+enum wa_json { WA_ALWAYS, WA_IF_OTHER, WA_IF_WHOLE, WA_IF_BITMAP, WA_NEVER };
+
+/* WA_MERGE_<field>: the field's merge, a constant the compiler folds. */
+#define WA_MERGE_ENUM(name, unit, merge, json)	WA_MERGE_##name = WA_##merge,
+enum wa_field_merge { WA_STATS_FIELDS(WA_MERGE_ENUM) };
+#undef WA_MERGE_ENUM
+
+/*
+ * Global counters, X(id, name): how often each hook fired, and everything
+ * lost, dropped or not attributable (every output shows the losses).
+ */
+#define EVENT_COUNTERS(X)						\
+	X(CNT_WRITE_EVENTS,		"write_events")			\
+	X(CNT_WHOLE_DIRTY_EVENTS,	"whole_dirty_events")		\
+	X(CNT_DIRTY_FOLIO_EVENTS,	"dirty_folio_events")		\
+	X(CNT_WB_START_EVENTS,		"writeback_begin_events")	\
+	X(CNT_WB_END_EVENTS,		"writeback_end_events")		\
+	X(CNT_SUBMIT_EVENTS,		"submit_events")		\
+	X(CNT_INVALIDATE_EVENTS,	"invalidate_events")		\
+	X(CNT_FILTERED_WRITES,		"filtered_writes")		\
+	X(CNT_FILTERED_FOLIOS,		"filtered_folios")		\
+	X(CNT_FLUSHED_CTX,		"flushed_contexts")		\
+	X(CNT_BIO_EVENTS,		"bio_events")			\
+	X(CNT_SIMULATED_FOLIOS,		"simulated_clean_folios")	\
+	/* records put in page_overflow: a full set (not a loss) */	\
+	X(CNT_PAGE_SPILLS,		"page_records_spilled")
+
+#define LOSS_COUNTERS(X)						\
+	X(CNT_PAGE_MAP_FULL,		"page_map_full")		\
+	X(CNT_FILE_MAP_FULL,		"file_map_full")		\
+	X(CNT_FS_MAP_FULL,		"fs_map_full")			\
+	X(CNT_CTX_MAP_FULL,		"context_map_full")		\
+	X(CNT_WRITE_TOO_LARGE,		"write_too_large")		\
+	X(CNT_FOLIO_TOO_LARGE,		"folio_too_large")		\
+	X(CNT_FOLIO_PTR_MISSING,	"folio_pointer_missing")	\
+	X(CNT_FOLIO_PTR_STALE,		"folio_pointer_stale")		\
+	X(CNT_SUBMIT_WITHOUT_FOLIO,	"submit_without_folio")		\
+	X(CNT_READ_FAILURES,		"read_failures")		\
+	X(CNT_PATH_MAP_FULL,		"path_map_full")		\
+	X(CNT_VIOLATION_MAP_FULL,	"violation_map_full")		\
+	X(CNT_PHYS_MAP_FULL,		"physical_map_full")
+
+/* Histograms, X(id, name, unit), log2 buckets (buckets.h). */
+#define HISTOGRAMS(X)							\
+	/* dirty blocks per folio at writeback */			\
+	X(HIST_DIRTY_BLOCKS,	"dirty_blocks_per_folio",	"blocks") \
+	/* blocks submitted per folio */				\
+	X(HIST_SUBMITTED_BLOCKS, "submitted_blocks_per_folio",	"blocks") \
+	/* submitted / dirty per folio */				\
+	X(HIST_AMPLIFICATION,	"folio_amplification",		"ratio") \
+	/* folio size */						\
+	X(HIST_FOLIO_BYTES,	"folio_bytes",			"bytes")
+
+#endif /* IOMAPDIRTY_FIELDS_H */
