@@ -130,6 +130,7 @@ static void usage(void)
 "       workload mmap_eof PATH   (a 5000-byte file)\n"
 "       workload threads --threads N PATH...   (files of >= 1 MiB)\n"
 "       workload manyfiles DIR N LEN   (N new files, LEN bytes each, syncfs)\n"
+"       workload shortcopy PATH   (a write(2) whose copy faults half way)\n"
 "       workload layout PATH\n"
 "Sizes accept K, M, G suffixes.\n");
 	exit(2);
@@ -1274,6 +1275,46 @@ static int cmd_threads(int argc, char **argv)
 }
 
 /*
+ * shortcopy PATH: one pwrite(2) of 2 pages at page 1 from a buffer whose
+ * second page is not mapped: the kernel copies the first page and returns
+ * a short count (write(2) stops at the fault).  Then one byte into the
+ * second page, which the first write never reached.  Expected: what was
+ * written, one page and one byte, as the return values say.
+ */
+static int cmd_shortcopy(int argc, char **argv)
+{
+	struct byte_range r = { page_size, 0 }, r2 = { 0, 1 };
+	struct expect e;
+	char *buf;
+	ssize_t n;
+
+	if (argc != 2)
+		usage();
+	buf = mmap(NULL, 2 * page_size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED || munmap(buf + page_size, page_size))
+		die("mmap: %s", strerror(errno));
+	memset(buf, 0x5a, page_size);
+	open_file(&e, argv[1], 0);
+	n = pwrite(e.fd, buf, 2 * page_size, r.off);
+	if (n != page_size)
+		die("pwrite %s: expected a short write of %ld, got %zd (%s)",
+		    argv[1], page_size, n, n < 0 ? strerror(errno) : "");
+	e.write_calls = 1;
+	e.app_bytes = n;
+	r.len = n;
+	epoch_done(&e, &r, 1, false);
+	do_fsync(&e);
+	/* the page the copy never reached, written now: only this byte */
+	r2.off = 2 * page_size + 10;
+	write_epoch(&e, buf, &r2);
+	print_one("shortcopy", &e);
+	finish(&e);
+	munmap(buf, page_size);
+	return 0;
+}
+
+/*
  * manyfiles DIR N LEN: N new files DIR/f<i> (O_EXCL), LEN bytes (at most
  * one page) written at offset 0 of each, then one syncfs.  Each file is
  * one folio, written back once: the totals are N folios, N write calls,
@@ -1353,7 +1394,7 @@ int main(int argc, char **argv)
 		{ "large", cmd_large }, { "twofiles", cmd_twofiles },
 		{ "layout", cmd_layout }, { "truncate", cmd_truncate },
 		{ "mmap_eof", cmd_mmap_eof }, { "threads", cmd_threads },
-		{ "manyfiles", cmd_manyfiles },
+		{ "manyfiles", cmd_manyfiles }, { "shortcopy", cmd_shortcopy },
 	};
 	size_t i;
 
