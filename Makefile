@@ -150,7 +150,7 @@ mutants: deps
 # `make vmcheck` runs the guests CI runs (tests/vm/README.md, "Cost"),
 # `make vmcheck-all` every guest.
 VMCHECK_ALL := unpatched rfcv4 debian612 ppc-unpatched ppc-rfcv4
-VMCHECK_KERNELS ?= unpatched rfcv4 ppc-unpatched ppc-rfcv4
+VMCHECK_KERNELS ?= $(VMCHECK_ALL)
 vmcheck: deps
 	$(Q)scripts/install-deps.sh --lab
 	$(Q)$(MAKE) -s all static static-ppc64le

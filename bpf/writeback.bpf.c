@@ -20,6 +20,7 @@ struct collect_walk {
 	__u64 word;			/* collect_dirty_word_cb: the word */
 	__u64 word_first_page;		/* its first page */
 	__u32 blocks_per_page_shift;	/* log2(blocks per page) */
+	__u32 pages_per_block_shift;	/* log2(pages per block): blocks above the page size */
 	bool guided;			/* only pages with kernel dirty bits */
 };
 
@@ -27,7 +28,8 @@ struct collect_walk {
 static __always_inline void collect_page(struct collect_walk *w, __u64 i,
 					 const struct page_rec *rec)
 {
-	__u64 bit = i << w->blocks_per_page_shift, word = bit / 64;
+	/* a page's blocks, or the block the page is part of (6.12+ XFS) */
+	__u64 bit = (i << w->blocks_per_page_shift) >> w->pages_per_block_shift, word = bit / 64;
 
 	w->c->app_bytes += rec->app_bytes;
 	w->c->write_calls += rec->starts + (i == 0 ? rec->continues : 0);
@@ -286,8 +288,10 @@ __noinline int wb_fill(struct wb_ctx *c, struct folio_bits *bits)
 	c->start_ns = f->now;
 	c->nlink = fi->nlink;
 	c->block_bits = fi->blkbits;
-	if (c->block_bits > page_shift || c->block_bits < 9)
-		return 0;	/* block larger than a page: not tracked per page */
+	/* 512 B to 64 KiB, the block sizes XFS has; above the page size
+	 * (6.12+) a folio holds at least one block, a page part of one */
+	if (c->block_bits > 16 || c->block_bits < 9)
+		return 0;
 	nr_blocks = f->bytes >> c->block_bits;
 
 	nwords = (nr_blocks + 63) / 64;
@@ -321,8 +325,15 @@ __noinline int wb_fill(struct wb_ctx *c, struct folio_bits *bits)
 	}
 	walk.c = c;
 	walk.bits = bits;
-	walk.blocks_per_page_shift = page_shift - c->block_bits;
-	walk.guided = view == 1 && walk.blocks_per_page_shift <= 7;
+	if (c->block_bits > page_shift) {
+		walk.pages_per_block_shift = c->block_bits - page_shift;
+		walk.blocks_per_page_shift = 0;
+	} else {
+		walk.blocks_per_page_shift = page_shift - c->block_bits;
+	}
+	/* the bitmap guides a walk of pages that hold whole blocks */
+	walk.guided = view == 1 && c->block_bits <= page_shift &&
+		walk.blocks_per_page_shift <= 7;
 	walk.npages = npages;
 	if (have0)
 		collect_page(&walk, 0, &rec0);

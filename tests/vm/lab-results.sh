@@ -200,7 +200,7 @@ EOF
 	for v in "${VARIANTS[@]}"; do h+=" $v |"; s+="---:|"; done
 	echo "$h"
 	echo "$s"
-	for m in fentry kprobe tracepoint raw_tp; do
+	for m in fentry kprobe tracepoint raw_tp auto; do
 		for p in aligned crossing; do
 			out="" none=1
 			for v in "${VARIANTS[@]}"; do

@@ -1,2 +1,0 @@
-.output-ppc64le/fsinfo.o: user/fsinfo.c user/fsinfo.h
-user/fsinfo.h:
