@@ -41,6 +41,7 @@ struct session {
 extern volatile sig_atomic_t session_exiting;
 extern volatile sig_atomic_t session_signal;
 extern volatile sig_atomic_t session_signal_pid;	/* sender, 0 for a tty */
+extern volatile sig_atomic_t session_signals;		/* how many so far */
 
 void session_install_signals(void);
 /* Sleeps up to 'seconds'; returns early when a signal asked to exit. */
