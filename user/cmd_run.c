@@ -332,6 +332,8 @@ static int run_and_measure(struct session *s, void *args)
 		report_header_text(stdout, &s->report);
 		report_text(stdout, "run summary", &d, &s->report);
 		printf("\ncommand exited with status %d\n", ret);
+		if (report_flush(stdout))
+			ret = ret ? ret : EXIT_RUNTIME;
 	}
 	if (jo.path && write_json_file(&jo, s, &d))
 		ret = ret ? ret : EXIT_RUNTIME;

@@ -211,6 +211,8 @@ int session_start(struct session *s, const struct session_opts *o)
 		fprintf(stderr, "iomapdirty: %s\n", err);
 		/* EACCES from a load is the verifier refusing a program, not a
 		 * missing capability (checked above): a runtime failure */
+		if (ret == -E2BIG)	/* --max-pages more than the host has */
+			return EXIT_USAGE;
 		return ret == -EPERM ? EXIT_PRIVILEGE : EXIT_RUNTIME;
 	}
 	s->engine_open = true;
