@@ -480,6 +480,65 @@ static int read_stats_map(struct engine *e, int which, struct bpf_map *map,
 	return read_stats_map_each(fd, key_size, entry_size, out, count);
 }
 
+/* Runs of every loaded program that recursion protection skipped. */
+static uint64_t recursion_misses(struct engine *e)
+{
+	struct bpf_program *prog;
+	uint64_t n = 0;
+
+	bpf_object__for_each_program(prog, e->skel->obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+			n += info.recursion_misses;
+	}
+	return n;
+}
+
+/*
+ * kprobe and kretprobe hits the kernel missed (kretprobe maxactive,
+ * recursion), from bpf_link_info: kprobe_multi.missed and perf_event's
+ * kprobe.missed (6.7+). Debian's UAPI header predates those fields: their
+ * offsets were checked with offsetof() against vmlinux/vmlinux.h (6.18).
+ * Older kernels return a shorter info, and count 0.
+ */
+#define LINK_TYPE_PERF_EVENT		7
+#define LINK_TYPE_KPROBE_MULTI		8
+#define PERF_EVENT_KPROBE		3
+#define PERF_EVENT_KRETPROBE		4
+#define LINK_KPROBE_MULTI_MISSED	32
+#define LINK_PERF_EVENT_TYPE		16
+#define LINK_PERF_KPROBE_MISSED		48
+
+static uint64_t kprobe_misses(struct engine *e)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < e->nlinks; i++) {
+		uint64_t info[32] = {}, missed;
+		__u32 len = sizeof(info), type, pe_type;
+		unsigned char *b = (unsigned char *)info;
+		int fd = bpf_link__fd(e->links[i]);
+
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, info, &len))
+			continue;
+		memcpy(&type, b, sizeof(type));
+		memcpy(&pe_type, b + LINK_PERF_EVENT_TYPE, sizeof(pe_type));
+		if (type == LINK_TYPE_KPROBE_MULTI && len >= LINK_KPROBE_MULTI_MISSED + 8)
+			memcpy(&missed, b + LINK_KPROBE_MULTI_MISSED, 8);
+		else if (type == LINK_TYPE_PERF_EVENT &&
+			 (pe_type == PERF_EVENT_KPROBE || pe_type == PERF_EVENT_KRETPROBE) &&
+			 len >= LINK_PERF_KPROBE_MISSED + 8)
+			memcpy(&missed, b + LINK_PERF_KPROBE_MISSED, 8);
+		else
+			continue;
+		n += missed;
+	}
+	return n;
+}
+
 int engine_snapshot(struct engine *e, struct snapshot *s)
 {
 	int fd, ret;
@@ -488,9 +547,11 @@ int engine_snapshot(struct engine *e, struct snapshot *s)
 	memset(s, 0, sizeof(*s));
 	s->seconds = (now_ns() - e->start_ns) / 1e9;
 	fd = bpf_map__fd(e->skel->maps.counters);
-	for (uint32_t i = 0; i < NR_COUNTERS; i++)
+	for (uint32_t i = 0; i < CNT_RECURSION_MISSES; i++)
 		if ((ret = read_percpu_sum(e, fd, i, &s->counters[i])))
 			return ret;
+	s->counters[CNT_RECURSION_MISSES] = recursion_misses(e);
+	s->counters[CNT_KPROBE_MISSES] = kprobe_misses(e);
 	fd = bpf_map__fd(e->skel->maps.hists);
 	for (uint32_t h = 0; h < NR_HISTS; h++)
 		for (uint32_t b = 0; b < HIST_BUCKETS; b++)
