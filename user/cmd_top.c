@@ -497,6 +497,8 @@ static int run_top(struct session *s, void *args)
 
 	if (!batch) {
 		setlocale(LC_ALL, "");
+		/* a core dump would leave the terminal raw: end cleanly */
+		session_catch_signal(SIGQUIT);
 		screen = newterm(NULL, stdout, stdin);
 		if (!screen) {
 			fprintf(stderr, "iomapdirty: cannot use the terminal "

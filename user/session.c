@@ -28,13 +28,18 @@ static void on_signal(int sig, siginfo_t *info, void *uctx)
 	session_signal_pid = info ? info->si_pid : 0;
 }
 
-void session_install_signals(void)
+void session_catch_signal(int sig)
 {
 	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO };
 
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	sigaction(sig, &sa, NULL);
+}
+
+void session_install_signals(void)
+{
+	session_catch_signal(SIGINT);
+	session_catch_signal(SIGTERM);
 }
 
 void session_sleep(double seconds)

@@ -268,6 +268,26 @@ sleep 0.5
 check run.child_dies_with_parent no "$([[ -n $child ]] && kill -0 "$child" 2>/dev/null && echo yes || echo no)"
 [[ -n $child ]] && kill -9 "$child" 2>/dev/null
 
+# top on a terminal, ended by SIGQUIT: the terminal is left as it was
+if command -v tmux >/dev/null; then
+	sock=$work/tmux.sock
+	tmux -S "$sock" new-session -d -s hq -x 150 -y 40 "env -u TMUX bash --norc --noprofile -i"
+	tmux -S "$sock" send-keys -t hq "stty -g > $work/stty.before; $IOMAPDIRTY top --shared --mount $mnt -i 1 2>/dev/null; stty -g > $work/stty.after" Enter
+	tp=
+	for i in $(seq 100); do
+		tp=$(pgrep -f "^$IOMAPDIRTY top --shared --mount $mnt -i 1\$" | head -1)
+		[[ -n $tp ]] && grep -q . <(tmux -S "$sock" capture-pane -p -t hq | grep 'iomapdirty top') && break
+		sleep 0.1
+	done
+	sleep 1
+	[[ -n $tp ]] && kill -QUIT "$tp"
+	for i in $(seq 50); do [[ -s $work/stty.after ]] && break; sleep 0.1; done
+	check top.sigquit_restores_terminal "$(cat "$work/stty.before" 2>/dev/null)" "$(cat "$work/stty.after" 2>/dev/null)"
+	tmux -S "$sock" kill-server 2>/dev/null
+else
+	echo "SKIP top.sigquit_restores_terminal: no tmux"
+fi
+
 # --------------------------------------------- boundary values of every option
 bound() {	# NAME CODE ARGS...: exit code of a quick run (usage errors are 2)
 	local name=$1 code=$2 rc
