@@ -19,7 +19,6 @@ cleanup() {
 	local p
 	for p in "${CLI_PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
 	if [[ -n $fuse_mnt ]]; then
-		for c in /sys/fs/fuse/connections/*/abort; do echo 1 >"$c" 2>/dev/null; done
 		umount -l "$fuse_mnt" 2>/dev/null
 	fi
 	exec 7>&- 2>/dev/null
@@ -161,7 +160,7 @@ if mount -t fuse -o fd=7,rootmode=40000,user_id=0,group_id=0 hang "$hang" 2>"$wo
 		check fuse.path_unchecked unchecked \
 			"$(tail -1 "$work/hang.json" | jq -r '.files[] | select(.path | endswith("/hang/f")) | .path_state')"
 	fi
-	for c in /sys/fs/fuse/connections/*/abort; do echo 1 >"$c" 2>/dev/null; done
+	# closing the last /dev/fuse descriptor aborts the connection
 	umount -l "$hang" && fuse_mnt=
 else
 	echo "SKIP fuse: cannot mount a FUSE filesystem: $(cat "$work/fuse.err")"
@@ -208,8 +207,9 @@ check space.exit 0 "$?"
 sum=$(tail -1 "$work/space.json")
 check space.file_ok ok "$(jq -r '.files[0].path_state' <<<"$sum")"
 check space.file_path "$space_mnt/f" "$(jq -r '.files[0].path' <<<"$sum")"
-out=$("$IOMAPDIRTY" hist --shared --mount "$space_mnt" -c 1 -i 0.1 --json 2>/dev/null | tail -1)
-check space.mount_decoded "$space_mnt" "$(jq -r '.filesystems[0].mount // empty' <<<"$out")"
+"$IOMAPDIRTY" run --shared -q --mount "$space_mnt" --json "$work/space.run.json" -- \
+	"$WORKLOAD" prep "$space_mnt/g" 64K >/dev/null 2>&1
+check space.mount_decoded "$space_mnt" "$(jq -r '.filesystems[0].mount // empty' "$work/space.run.json")"
 out=$("$IOMAPDIRTY" hist --shared --mount "$space_mnt" -c 1 -i 0.1 2>/dev/null | head -3)
 check_match space.block_size "block size 4096 B" "$out"
 
@@ -265,7 +265,9 @@ child=$(pgrep -P "$rp" | head -1)
 kill -9 "$rp"
 wait "$rp" 2>/dev/null
 sleep 0.5
-check run.child_dies_with_parent no "$([[ -n $child ]] && kill -0 "$child" 2>/dev/null && echo yes || echo no)"
+# gone, or a zombie waiting for its new parent to reap it: not running
+state=$([[ -n $child ]] && awk '{print $3}' "/proc/$child/stat" 2>/dev/null)
+check run.child_dies_with_parent dead "$([[ -z $child || -z $state || $state == Z ]] && echo dead || echo "running ($state)")"
 [[ -n $child ]] && kill -9 "$child" 2>/dev/null
 
 # top on a terminal, ended by SIGQUIT: the terminal is left as it was
