@@ -32,7 +32,7 @@ USER_OBJS := $(patsubst user/%.c,$(OUTPUT)/%.o,$(USER_SRCS))
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
 
 .DELETE_ON_ERROR:
-.PHONY: all clean check unit unit-bins e2e-bins demo deps vmcheck vmcheck-all static static-ppc64le mutants
+.PHONY: all clean check unit unit-bins e2e-bins demo deps vmcheck vmcheck-all static static-ppc64le mutants asan fuzz fuzz-bins
 all: iomapdirty
 
 $(OUTPUT) $(OUTPUT)/tests:
@@ -120,6 +120,57 @@ $(OUTPUT)/tests/%: tests/unit/%.c $(USER_OBJS) | $(OUTPUT)/tests
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -MF $(OUTPUT)/$*.test.d $(INCLUDES) -Itests/unit \
 		$< $(USER_OBJS) $(LIBS) -o $@
 
+# The same user-space code with AddressSanitizer and UBSan, in its own
+# build directory: make check runs the unit tests and the CLI suite with it.
+ASAN_OUTPUT := .output-asan
+ASAN_FLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+	-fno-sanitize-recover=all
+ASAN_OBJS := $(patsubst user/%.c,$(ASAN_OUTPUT)/%.o,$(USER_SRCS))
+ASAN_TESTS := $(patsubst tests/unit/%.c,$(ASAN_OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
+
+$(ASAN_OUTPUT) $(ASAN_OUTPUT)/tests:
+	$(Q)mkdir -p $@
+
+$(ASAN_OUTPUT)/%.o: user/%.c $(wildcard user/*.h) include/*.h $(OUTPUT)/iomapdirty.skel.h | $(ASAN_OUTPUT)
+	$(call msg,CC-ASAN,$@)
+	$(Q)$(CC) $(CFLAGS) $(ASAN_FLAGS) $(INCLUDES) -c $< -o $@
+
+iomapdirty-asan: $(ASAN_OUTPUT)/main.o $(ASAN_OBJS)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(CFLAGS) $(ASAN_FLAGS) $^ $(LIBS) -o $@
+
+$(ASAN_OUTPUT)/tests/%: tests/unit/%.c tests/unit/*.h $(ASAN_OBJS) | $(ASAN_OUTPUT)/tests
+	$(call msg,TEST-ASAN,$@)
+	$(Q)$(CC) $(CFLAGS) $(ASAN_FLAGS) $(INCLUDES) -Itests/unit $< $(ASAN_OBJS) $(LIBS) -o $@
+
+asan: iomapdirty-asan $(ASAN_TESTS)
+
+# libFuzzer harnesses (tests/fuzz/fuzz_*.c) for every parser of outside
+# input, built with clang; corpus in tests/fuzz/corpus/NAME.
+# `make fuzz` runs each for FUZZ_SECONDS (make check: 12 s each, about a
+# minute in all); a longer run: make fuzz FUZZ_SECONDS=3600.
+FUZZ_OUTPUT := .output-fuzz
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
+FUZZ_OBJS := $(patsubst user/%.c,$(FUZZ_OUTPUT)/%.o,$(USER_SRCS))
+FUZZERS := $(patsubst tests/fuzz/%.c,$(FUZZ_OUTPUT)/%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_SECONDS ?= 12
+
+$(FUZZ_OUTPUT):
+	$(Q)mkdir -p $@
+
+$(FUZZ_OUTPUT)/%.o: user/%.c $(wildcard user/*.h) include/*.h $(OUTPUT)/iomapdirty.skel.h | $(FUZZ_OUTPUT)
+	$(call msg,CC-FUZZ,$@)
+	$(Q)$(CLANG) $(FUZZ_FLAGS) -std=gnu11 $(INCLUDES) -c $< -o $@
+
+$(FUZZ_OUTPUT)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS)
+	$(call msg,FUZZER,$@)
+	$(Q)$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer -std=gnu11 $(INCLUDES) $< $(FUZZ_OBJS) $(LIBS) -lm -o $@
+
+fuzz-bins: $(FUZZERS)
+
+fuzz: $(FUZZERS)
+	$(Q)tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZERS)
+
 unit-bins: $(UNIT_TESTS)
 
 unit: $(UNIT_TESTS)
@@ -164,5 +215,5 @@ vmcheck-all:
 
 clean:
 	$(call msg,CLEAN)
-	$(Q)rm -rf $(OUTPUT) $(PPC64LE_OUTPUT) iomapdirty iomapdirty.static tests/e2e/workload.static
+	$(Q)rm -rf $(OUTPUT) $(PPC64LE_OUTPUT) $(ASAN_OUTPUT) $(FUZZ_OUTPUT) iomapdirty iomapdirty-asan iomapdirty.static tests/e2e/workload.static
 	$(Q)$(MAKE) -s -C tests/e2e clean

@@ -108,7 +108,13 @@ enum wa_field_merge { WA_STATS_FIELDS(WA_MERGE_ENUM) };
 	X(CNT_READ_FAILURES,		"read_failures")		\
 	X(CNT_PATH_MAP_FULL,		"path_map_full")		\
 	X(CNT_VIOLATION_MAP_FULL,	"violation_map_full")		\
-	X(CNT_PHYS_MAP_FULL,		"physical_map_full")
+	X(CNT_PHYS_MAP_FULL,		"physical_map_full")		\
+	/* kernel-side misses, read by user space (engine.c), never	\
+	 * counted by the BPF programs: runs skipped by recursion	\
+	 * protection (bpf_prog_info), kprobe/kretprobe hits missed	\
+	 * (bpf_link_info, 6.7+); they stay last */		\
+	X(CNT_RECURSION_MISSES,		"recursion_misses")		\
+	X(CNT_KPROBE_MISSES,		"kprobe_misses")
 
 /* Histograms, X(id, name, unit), log2 buckets (buckets.h). */
 #define HISTOGRAMS(X)							\

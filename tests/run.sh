@@ -40,7 +40,7 @@ suite() {	# name command...
 	fi
 }
 
-if ! make -s all unit-bins e2e-bins >"$log.build" 2>&1; then
+if ! make -s all unit-bins e2e-bins asan fuzz-bins >"$log.build" 2>&1; then
 	cat "$log.build"
 	echo "FAIL build"
 	echo "0 passed, 1 failed"
@@ -73,6 +73,11 @@ done
 suite e2e env MODES="${modes[*]}" IOMAPDIRTY=./iomapdirty tests/e2e/run_e2e.sh
 suite truth tests/e2e/validate_truth.sh
 suite cli tests/cli/run_cli.sh
+# The same code with ASan/UBSan (make asan), and the parsers of outside
+# input fuzzed for about a minute (tests/fuzz; longer: make fuzz FUZZ_SECONDS=N).
+suite asan-unit tests/sanitized.sh unit
+suite asan-cli tests/sanitized.sh cli
+suite fuzz tests/fuzz/run.sh 12 .output-fuzz/fuzz_*
 [ "${VMCHECK:-0}" = 1 ] && suite vm tests/vm/vmcheck.sh
 
 left=$(comm -13 <(printf '%s\n' "$mounts_before") <(xfsloop_mounts) | grep . | tr '\n' ' ')

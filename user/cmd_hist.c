@@ -37,8 +37,8 @@ static error_t hist_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static void emit(struct session *s, const struct hist_args *a, const char *type,
-		 int n, const struct snapshot *d)
+static int emit(struct session *s, const struct hist_args *a, const char *type,
+		int n, const struct snapshot *d)
 {
 	char title[64];
 
@@ -48,6 +48,7 @@ static void emit(struct session *s, const struct hist_args *a, const char *type,
 		snprintf(title, sizeof(title), n > 0 ? "interval %d" : "summary", n);
 		report_text(stdout, title, d, &s->report);
 	}
+	return report_flush(stdout);
 }
 
 static int run_hist(struct session *s, void *args)
@@ -57,22 +58,28 @@ static int run_hist(struct session *s, void *args)
 	struct snapshot d;
 	int ret = EXIT_OK;
 
-	if (!a->json)
+	if (!a->json) {
 		report_header_text(stdout, &s->report);
+		if (report_flush(stdout))
+			return EXIT_RUNTIME;
+	}
 	fprintf(stderr, "iomapdirty: ready (pid %d)\n", getpid());
 	while (sampler_wait(&sm)) {
 		if (sampler_read(&sm, ENGINE_FLUSH_IDLE_NS) || sampler_delta(&sm, false, &d)) {
 			ret = EXIT_RUNTIME;
 			break;
 		}
-		emit(s, a, "interval", (int)sm.n, &d);
+		ret = emit(s, a, "interval", (int)sm.n, &d) ? EXIT_RUNTIME : ret;
 		snapshot_free(&d);
+		if (ret)	/* nobody can read us: stop */
+			break;
 	}
 	sampler_free(&sm);
 	/* summary: everything since attach, every context finished */
 	if (engine_summary(&s->engine, &d))
 		return EXIT_RUNTIME;
-	emit(s, a, "summary", 0, &d);
+	if (emit(s, a, "summary", 0, &d))
+		ret = EXIT_RUNTIME;
 	snapshot_free(&d);
 	return ret;
 }

@@ -7,30 +7,71 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <libgen.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "commands.h"
 #include "exitcodes.h"
 #include "report.h"
 
+#define RUN_MAX_GROUPS	256
+
+/* --user: whom CMD runs as (uid, gid and supplementary groups). */
+struct run_user {
+	bool set;
+	uid_t uid;
+	gid_t gid;
+	gid_t groups[RUN_MAX_GROUPS];
+	int ngroups;
+};
+
+/* --json FILE: a temporary file next to FILE, made before CMD starts. */
+struct json_out {
+	const char *path;
+	char tmp[4096];
+	int fd;
+};
+
 struct run_args {
 	struct session_opts so;
 	const char *json_file;
 	bool quiet;
+	struct run_user user;
 	char **cmd;
 };
 
-enum { OPT_JSON = 0x400, OPT_QUIET = 'q' };
+enum { OPT_JSON = 0x400, OPT_QUIET = 'q', OPT_USER = 'u' };
 
 static const struct argp_option run_options[] = {
 	{ "json", OPT_JSON, "FILE", 0,
 	  "Also write the summary as JSON to FILE (written whole, or not at all)", 0 },
 	{ "quiet", OPT_QUIET, NULL, 0, "No text summary on stdout", 0 },
+	{ "user", OPT_USER, "USER", 0,
+	  "Run CMD as USER (its uid, gid and supplementary groups), not as root", 0 },
 	{},
 };
+
+static int user_resolve(const char *name, struct run_user *u)
+{
+	struct passwd *pw = getpwnam(name);
+
+	if (!pw)
+		return -1;
+	u->uid = pw->pw_uid;
+	u->gid = pw->pw_gid;
+	u->ngroups = RUN_MAX_GROUPS;
+	if (getgrouplist(pw->pw_name, pw->pw_gid, u->groups, &u->ngroups) < 0)
+		return -1;
+	u->set = true;
+	return 0;
+}
 
 static error_t run_parse(int key, char *arg, struct argp_state *state)
 {
@@ -42,6 +83,11 @@ static error_t run_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_QUIET:
 		a->quiet = true;
+		break;
+	case OPT_USER:
+		if (user_resolve(arg, &a->user))
+			argp_error(state, "--user: no such user '%s' (or more than %d "
+				   "groups)", arg, RUN_MAX_GROUPS);
 		break;
 	case ARGP_KEY_ARGS:
 		a->cmd = state->argv + state->next;
@@ -55,57 +101,141 @@ static error_t run_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-/* The child: exec, or report errno through the close-on-exec pipe. */
-static void exec_child(char **cmd, int err_fd)
+/* Credentials of --user, then no way back: groups first, uid last. */
+static int drop_to_user(const struct run_user *u)
+{
+	if (!u->set)
+		return 0;
+	if (setgroups(u->ngroups, u->groups) || setgid(u->gid) || setuid(u->uid))
+		return -1;
+	return 0;
+}
+
+/*
+ * The child: default signal handling, --user's credentials, death with
+ * the parent, then exec; errno goes back through the close-on-exec pipe.
+ * SIGINT and SIGTERM stay blocked until the handlers are reset, so one
+ * sent meanwhile is delivered after, to the default action, and not lost.
+ */
+static void exec_child(char **cmd, const struct run_user *u, pid_t parent,
+		       const sigset_t *mask, int err_fd)
 {
 	int e;
 
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	signal(SIGCHLD, SIG_DFL);
+	if (drop_to_user(u))
+		goto fail;
+	/* after the uid change, which clears it; CMD never outlives us */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+		_exit(EXIT_NOEXEC);
+	sigprocmask(SIG_SETMASK, mask, NULL);
 	execvp(cmd[0], cmd);
+fail:
 	e = errno;
 	if (write(err_fd, &e, sizeof(e)) != sizeof(e))
 		_exit(EXIT_NOEXEC);
 	_exit(EXIT_NOEXEC);
 }
 
-/*
- * Waits for the child. A SIGINT or SIGTERM sent to iomapdirty by another
- * process is passed on; one from the terminal already reached the child
- * (same process group), so it is not sent twice.
- */
-static int wait_child(pid_t pid, int *status)
+static void on_child(int sig)
 {
-	bool forwarded = false;
+}
+
+/*
+ * Waits for the child with SIGINT, SIGTERM and SIGCHLD blocked except in
+ * sigsuspend(), so no signal slips in between a check and the wait. A
+ * first SIGINT or SIGTERM sent by another process is passed on; one from
+ * the terminal already reached the child (same process group). A second
+ * one kills CMD: its summary follows.
+ */
+static int wait_child(pid_t pid, int *status, const sigset_t *unblocked)
+{
+	int handled = 0;
+	pid_t r;
 
 	for (;;) {
-		if (waitpid(pid, status, 0) == pid)
+		r = waitpid(pid, status, WNOHANG);
+		if (r == pid)
 			return 0;
-		if (errno != EINTR)
+		if (r < 0 && errno != EINTR)
 			return -1;
-		if (session_exiting && !forwarded && session_signal_pid) {
-			kill(pid, session_signal);
-			forwarded = true;
+		for (; handled < session_signals; handled++) {
+			if (handled == 0 && session_signal_pid) {
+				kill(pid, session_signal);
+			} else if (handled > 0) {
+				fprintf(stderr, "iomapdirty: signalled again: "
+					"killing the command\n");
+				kill(pid, SIGKILL);
+			}
 		}
+		sigsuspend(unblocked);
 	}
 }
 
-/* Writes FILE.tmp then renames it: readers never see a partial file. */
-static int write_json_file(const char *path, struct session *s, const struct snapshot *d)
+/*
+ * The output file is checked before CMD starts (a typo must not lose a
+ * long benchmark's results): a temporary file is made next to it now
+ * with mkstemp (O_EXCL: never a planted file or symlink), written,
+ * fsynced and renamed over FILE at the end.
+ */
+static int json_out_open(struct json_out *o, const char *path)
 {
-	char tmp[4096];
-	FILE *f;
+	char dir[4096], base[4096];
+	struct stat st;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, getpid());
-	f = fopen(tmp, "w");
+	o->path = path;
+	o->fd = -1;
+	if (!path)
+		return 0;
+	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "iomapdirty: --json %s: is a directory\n", path);
+		return -1;
+	}
+	snprintf(dir, sizeof(dir), "%s", path);
+	snprintf(base, sizeof(base), "%s", path);
+	if (snprintf(o->tmp, sizeof(o->tmp), "%s/.%s.XXXXXX", dirname(dir),
+		     basename(base)) >= (int)sizeof(o->tmp)) {
+		fprintf(stderr, "iomapdirty: --json %s: name too long\n", path);
+		return -1;
+	}
+	o->fd = mkstemp(o->tmp);
+	if (o->fd < 0) {
+		fprintf(stderr, "iomapdirty: --json %s: cannot create a file in its "
+			"directory: %s\n", path, strerror(errno));
+		return -1;
+	}
+	fchmod(o->fd, 0644);
+	return 0;
+}
+
+static void json_out_abort(struct json_out *o)
+{
+	if (o->fd < 0)
+		return;
+	unlink(o->tmp);
+	close(o->fd);
+	o->fd = -1;
+}
+
+/* Writes the temporary file, fsync, rename: readers never see a partial file. */
+static int write_json_file(struct json_out *o, struct session *s, const struct snapshot *d)
+{
+	FILE *f = fdopen(o->fd, "w");
+	int bad;
+
 	if (!f) {
-		fprintf(stderr, "iomapdirty: %s: %s\n", tmp, strerror(errno));
+		fprintf(stderr, "iomapdirty: cannot write %s: %s\n", o->path, strerror(errno));
+		json_out_abort(o);
 		return -1;
 	}
 	report_json(f, "run", 0, d, &s->report);
-	if (ferror(f) | fclose(f) || rename(tmp, path)) {
-		fprintf(stderr, "iomapdirty: cannot write %s: %s\n", path, strerror(errno));
-		unlink(tmp);
+	bad = fflush(f) || ferror(f) || fsync(fileno(f));
+	o->fd = -1;
+	if (fclose(f) || bad || rename(o->tmp, o->path)) {
+		fprintf(stderr, "iomapdirty: cannot write %s: %s\n", o->path, strerror(errno));
+		unlink(o->tmp);
 		return -1;
 	}
 	return 0;
@@ -120,51 +250,94 @@ static int child_exit_code(int status)
 	return EXIT_RUNTIME;
 }
 
+/* Starts CMD; its pid, or -1 with the reason said and *ret set. */
+static pid_t start_child(const struct run_args *a, int *ret)
+{
+	struct sigaction sa = { .sa_handler = on_child };
+	sigset_t block, old;
+	int pipefd[2], child_errno = 0;
+	ssize_t n;
+	pid_t pid, parent = getpid();
+
+	*ret = EXIT_RUNTIME;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGCHLD, &sa, NULL);	/* wakes sigsuspend() in wait_child() */
+	if (pipe2(pipefd, O_CLOEXEC)) {
+		perror("iomapdirty: pipe");
+		return -1;
+	}
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0)
+		exec_child(a->cmd, &a->user, parent, &old, pipefd[1]);
+	close(pipefd[1]);
+	if (pid < 0) {
+		perror("iomapdirty: fork");
+		close(pipefd[0]);
+		return -1;
+	}
+	do
+		n = read(pipefd[0], &child_errno, sizeof(child_errno));
+	while (n < 0 && errno == EINTR);
+	close(pipefd[0]);
+	if (n == sizeof(child_errno) && child_errno) {
+		waitpid(pid, NULL, 0);
+		fprintf(stderr, "iomapdirty: cannot run '%s'%s: %s\n", a->cmd[0],
+			a->user.set ? " as --user" : "", strerror(child_errno));
+		*ret = EXIT_NOEXEC;
+		return -1;
+	}
+	return pid;
+}
+
 static int run_and_measure(struct session *s, void *args)
 {
 	const struct run_args *a = args;
+	struct json_out jo;
 	struct snapshot d;
-	int pipefd[2], status = 0, child_errno = 0, ret;
+	sigset_t unblocked;
+	int status = 0, ret;
 	pid_t pid;
 
-	if (pipe2(pipefd, O_CLOEXEC)) {
-		perror("iomapdirty: pipe");
-		return EXIT_RUNTIME;
+	/* before CMD starts: a typo must not lose a long run's results */
+	if (json_out_open(&jo, a->json_file))
+		return EXIT_USAGE;
+	sigprocmask(SIG_SETMASK, NULL, &unblocked);
+	if (session_exiting) {	/* signalled while attaching: CMD never starts */
+		json_out_abort(&jo);
+		return 128 + session_signal;
 	}
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		perror("iomapdirty: fork");
-		return EXIT_RUNTIME;
-	}
-	if (pid == 0)
-		exec_child(a->cmd, pipefd[1]);
-	close(pipefd[1]);
-	if (read(pipefd[0], &child_errno, sizeof(child_errno)) != sizeof(child_errno))
-		child_errno = 0;	/* EOF: exec succeeded */
-	close(pipefd[0]);
-	if (wait_child(pid, &status)) {
-		perror("iomapdirty: waitpid");
-		return EXIT_RUNTIME;
-	}
-	if (child_errno) {
-		fprintf(stderr, "iomapdirty: cannot run '%s': %s\n", a->cmd[0],
-			strerror(child_errno));
-		return EXIT_NOEXEC;
+	pid = start_child(a, &ret);
+	if (pid < 0 || wait_child(pid, &status, &unblocked)) {
+		if (pid >= 0) {
+			perror("iomapdirty: waitpid");
+			ret = EXIT_RUNTIME;
+		}
+		json_out_abort(&jo);
+		return ret;
 	}
 	ret = child_exit_code(status);
 
 	if (engine_summary(&s->engine, &d)) {
 		fprintf(stderr, "iomapdirty: reading the counters failed\n");
+		json_out_abort(&jo);
 		return EXIT_RUNTIME;
 	}
 	if (!a->quiet) {
 		report_header_text(stdout, &s->report);
 		report_text(stdout, "run summary", &d, &s->report);
 		printf("\ncommand exited with status %d\n", ret);
+		if (report_flush(stdout))
+			ret = ret ? ret : EXIT_RUNTIME;
 	}
-	if (a->json_file && write_json_file(a->json_file, s, &d))
+	if (jo.path && write_json_file(&jo, s, &d))
 		ret = ret ? ret : EXIT_RUNTIME;
+	json_out_abort(&jo);
 	snapshot_free(&d);
 	return ret;
 }

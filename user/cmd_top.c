@@ -169,7 +169,8 @@ static int run_batch(struct top *t)
 
 	if (!a->json)
 		report_header_text(stdout, &t->s->report);
-	fflush(stdout);
+	if (report_flush(stdout))
+		return EXIT_RUNTIME;
 	fprintf(stderr, "iomapdirty: ready (pid %d)\n", getpid());
 	while (sampler_wait(&t->sm)) {
 		if (top_refresh(t, ENGINE_FLUSH_IDLE_NS)) {
@@ -183,6 +184,10 @@ static int run_batch(struct top *t)
 		} else {
 			snprintf(title, sizeof(title), "interval %llu", t->sm.n);
 			top_print_text(stdout, title, &t->v, t->sort, t->reverse);
+		}
+		if (report_flush(stdout)) {
+			ret = EXIT_RUNTIME;	/* nobody can read us: stop */
+			break;
 		}
 	}
 	/* summary: everything since attach, every context finished */
@@ -199,7 +204,7 @@ static int run_batch(struct top *t)
 	else
 		top_print_text(stdout, "summary", &sum, t->sort, t->reverse);
 	top_view_free(&sum);
-	return ret;
+	return report_flush(stdout) ? EXIT_RUNTIME : ret;
 }
 
 /* ---------------------------------------------------------- interactive */
@@ -492,6 +497,8 @@ static int run_top(struct session *s, void *args)
 
 	if (!batch) {
 		setlocale(LC_ALL, "");
+		/* a core dump would leave the terminal raw: end cleanly */
+		session_catch_signal(SIGQUIT);
 		screen = newterm(NULL, stdout, stdin);
 		if (!screen) {
 			fprintf(stderr, "iomapdirty: cannot use the terminal "

@@ -173,7 +173,8 @@ static int run_verify(struct session *s, void *args)
 		report_verify_text(stdout, &s->report, &r);
 	free(offenders);
 	snapshot_free(&d);
-	return r.verdict;
+	/* a verdict nobody could read is no verdict */
+	return report_flush(stdout) ? VERDICT_ERROR : r.verdict;
 }
 
 static struct verify_args verify_args = {

@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include "engine.h"
+#include "pathcheck.h"
+#include "safetext.h"
 #include "fsinfo.h"
 #include "iomapdirty.skel.h"
 
@@ -141,6 +143,126 @@ static int attach_hook(struct engine *e, enum hook i, char *err, size_t errlen)
 	return 0;
 }
 
+static uint64_t read_u64_file(const char *path, bool *ok)
+{
+	unsigned long long v;
+	FILE *f = fopen(path, "r");
+
+	*ok = f && fscanf(f, "%llu", &v) == 1;
+	if (f)
+		fclose(f);
+	return *ok ? v : 0;
+}
+
+/*
+ * Room left under our memory cgroup's limits (v2 memory.max or v1
+ * memory.limit_in_bytes, each ancestor's), where BPF maps are charged;
+ * UINT64_MAX when nothing limits it.
+ */
+static uint64_t cgroup_room(void)
+{
+	char line[4096], dir[4096 + 64], path[4096 + 128];
+	uint64_t room = UINT64_MAX;
+	FILE *f = fopen("/proc/self/cgroup", "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		const char *lim, *use;
+		char *rel = strrchr(line, ':');
+
+		if (!rel)
+			continue;
+		rel[strcspn(rel, "\n")] = '\0';
+		if (!strncmp(line, "0::", 3)) {
+			snprintf(dir, sizeof(dir), "/sys/fs/cgroup%s", rel + 1);
+			lim = "memory.max";
+			use = "memory.current";
+		} else if (strstr(line, ":memory:")) {
+			snprintf(dir, sizeof(dir), "/sys/fs/cgroup/memory%s", rel + 1);
+			lim = "memory.limit_in_bytes";
+			use = "memory.usage_in_bytes";
+		} else {
+			continue;
+		}
+		/* this cgroup and every ancestor up to the root */
+		for (;;) {
+			bool ok_l, ok_u;
+			uint64_t l, u;
+			char *slash;
+
+			snprintf(path, sizeof(path), "%s/%s", dir, lim);
+			l = read_u64_file(path, &ok_l);
+			snprintf(path, sizeof(path), "%s/%s", dir, use);
+			u = read_u64_file(path, &ok_u);
+			if (ok_l && ok_u)
+				room = l > u ? (l - u < room ? l - u : room) : 0;
+			slash = strrchr(dir, '/');
+			if (!slash || !strcmp(dir, "/sys/fs/cgroup") ||
+			    !strcmp(dir, "/sys/fs/cgroup/memory"))
+				break;
+			*slash = '\0';
+		}
+	}
+	if (f)
+		fclose(f);
+	return room;
+}
+
+/* MemAvailable, or UINT64_MAX when /proc/meminfo does not say. */
+static uint64_t mem_available(void)
+{
+	char line[256];
+	unsigned long long kb;
+	uint64_t v = UINT64_MAX;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			v = kb * 1024;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* Kernel memory the maps as sized take: preallocated, whatever is used. */
+static uint64_t maps_bytes(struct iomapdirty_bpf *skel, int ncpus)
+{
+	struct bpf_map *m;
+	uint64_t total = 0;
+
+	bpf_object__for_each_map(m, skel->obj) {
+		enum bpf_map_type t = bpf_map__type(m);
+		uint64_t each = bpf_map__key_size(m) + bpf_map__value_size(m) + 16;
+
+		if (t == BPF_MAP_TYPE_PERCPU_ARRAY || t == BPF_MAP_TYPE_PERCPU_HASH ||
+		    t == BPF_MAP_TYPE_LRU_PERCPU_HASH)
+			each += (uint64_t)bpf_map__value_size(m) * (ncpus - 1);
+		total += each * bpf_map__max_entries(m);
+	}
+	return total;
+}
+
+/*
+ * --max-pages can ask for gigabytes of kernel memory, taken at load
+ * whether used or not: refused when the maps would take more than half
+ * of what the host (MemAvailable) or our memory cgroup has left.
+ */
+static int check_memory(struct engine *e, uint32_t max_pages, char *err, size_t errlen)
+{
+	uint64_t need = maps_bytes(e->skel, e->ncpus);
+	uint64_t avail = mem_available(), room = cgroup_room();
+	uint64_t have = avail < room ? avail : room;
+
+	if (have == UINT64_MAX || need <= have / 2)
+		return 0;
+	snprintf(err, errlen, "--max-pages %u needs about %llu MiB of kernel memory "
+		 "for its maps; only %llu MiB are available (%s): at most half of it "
+		 "is used. Ask for fewer page records",
+		 max_pages, (unsigned long long)(need >> 20),
+		 (unsigned long long)(have >> 20),
+		 room < avail ? "memory cgroup limit" : "MemAvailable");
+	return -E2BIG;
+}
+
 int engine_open(struct engine *e, const struct plan *p,
 		const struct engine_opts *o, char *err, size_t errlen)
 {
@@ -167,6 +289,9 @@ int engine_open(struct engine *e, const struct plan *p,
 	bpf_map__set_max_entries(e->skel->maps.pending_phys,
 				 o->verify ? max_pages : 1);
 	ret = select_programs(e->skel, p, o->verify, err, errlen);
+	if (ret)
+		goto fail;
+	ret = check_memory(e, max_pages, err, errlen);
 	if (ret)
 		goto fail;
 	ret = iomapdirty_bpf__load(e->skel);
@@ -355,6 +480,65 @@ static int read_stats_map(struct engine *e, int which, struct bpf_map *map,
 	return read_stats_map_each(fd, key_size, entry_size, out, count);
 }
 
+/* Runs of every loaded program that recursion protection skipped. */
+static uint64_t recursion_misses(struct engine *e)
+{
+	struct bpf_program *prog;
+	uint64_t n = 0;
+
+	bpf_object__for_each_program(prog, e->skel->obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+			n += info.recursion_misses;
+	}
+	return n;
+}
+
+/*
+ * kprobe and kretprobe hits the kernel missed (kretprobe maxactive,
+ * recursion), from bpf_link_info: kprobe_multi.missed and perf_event's
+ * kprobe.missed (6.7+). Debian's UAPI header predates those fields: their
+ * offsets were checked with offsetof() against vmlinux/vmlinux.h (6.18).
+ * Older kernels return a shorter info, and count 0.
+ */
+#define LINK_TYPE_PERF_EVENT		7
+#define LINK_TYPE_KPROBE_MULTI		8
+#define PERF_EVENT_KPROBE		3
+#define PERF_EVENT_KRETPROBE		4
+#define LINK_KPROBE_MULTI_MISSED	32
+#define LINK_PERF_EVENT_TYPE		16
+#define LINK_PERF_KPROBE_MISSED		48
+
+static uint64_t kprobe_misses(struct engine *e)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < e->nlinks; i++) {
+		uint64_t info[32] = {}, missed;
+		__u32 len = sizeof(info), type, pe_type;
+		unsigned char *b = (unsigned char *)info;
+		int fd = bpf_link__fd(e->links[i]);
+
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, info, &len))
+			continue;
+		memcpy(&type, b, sizeof(type));
+		memcpy(&pe_type, b + LINK_PERF_EVENT_TYPE, sizeof(pe_type));
+		if (type == LINK_TYPE_KPROBE_MULTI && len >= LINK_KPROBE_MULTI_MISSED + 8)
+			memcpy(&missed, b + LINK_KPROBE_MULTI_MISSED, 8);
+		else if (type == LINK_TYPE_PERF_EVENT &&
+			 (pe_type == PERF_EVENT_KPROBE || pe_type == PERF_EVENT_KRETPROBE) &&
+			 len >= LINK_PERF_KPROBE_MISSED + 8)
+			memcpy(&missed, b + LINK_PERF_KPROBE_MISSED, 8);
+		else
+			continue;
+		n += missed;
+	}
+	return n;
+}
+
 int engine_snapshot(struct engine *e, struct snapshot *s)
 {
 	int fd, ret;
@@ -363,9 +547,11 @@ int engine_snapshot(struct engine *e, struct snapshot *s)
 	memset(s, 0, sizeof(*s));
 	s->seconds = (now_ns() - e->start_ns) / 1e9;
 	fd = bpf_map__fd(e->skel->maps.counters);
-	for (uint32_t i = 0; i < NR_COUNTERS; i++)
+	for (uint32_t i = 0; i < CNT_RECURSION_MISSES; i++)
 		if ((ret = read_percpu_sum(e, fd, i, &s->counters[i])))
 			return ret;
+	s->counters[CNT_RECURSION_MISSES] = recursion_misses(e);
+	s->counters[CNT_KPROBE_MISSES] = kprobe_misses(e);
 	fd = bpf_map__fd(e->skel->maps.hists);
 	for (uint32_t h = 0; h < NR_HISTS; h++)
 		for (uint32_t b = 0; b < HIST_BUCKETS; b++)
@@ -394,7 +580,38 @@ const char *const path_state_names[] = {
 	[PATH_DELETED] = "deleted",
 	[PATH_MOVED] = "moved",
 	[PATH_TRUNCATED] = "truncated",
+	[PATH_UNCHECKED] = "unchecked",
 };
+
+/*
+ * Files whose path check did not answer in time (pathcheck.h): not asked
+ * again, so one hung mount costs one deadline, not one per refresh.
+ */
+#define HUNG_MAX	64
+static struct file_key hung[HUNG_MAX];
+static int nhung;
+
+static bool path_hung(const struct file_key *key)
+{
+	for (int i = 0; i < nhung; i++)
+		if (hung[i].dev == key->dev && hung[i].ino == key->ino)
+			return true;
+	return false;
+}
+
+/*
+ * BPF keeps PATH_COMPONENT_LEN - 1 bytes of a name: one that long may have
+ * been cut (64-character container IDs are). A cut can split a UTF-8
+ * character; the partial character is dropped.
+ */
+static bool component_cut(char *comp)
+{
+	comp[PATH_COMPONENT_LEN - 1] = '\0';
+	if (strlen(comp) < PATH_COMPONENT_LEN - 1)
+		return false;
+	utf8_trim_partial(comp);
+	return true;
+}
 
 enum path_state engine_file_path(struct engine *e, const struct file_key *key,
 				 char *buf, size_t len)
@@ -402,6 +619,7 @@ enum path_state engine_file_path(struct engine *e, const struct file_key *key,
 	struct file_path fp;
 	struct fsinfo fi = {};
 	struct stat st;
+	bool cut = false;
 	size_t n = 0;
 
 	if (bpf_map_lookup_elem(bpf_map__fd(e->skel->maps.paths), key, &fp) ||
@@ -417,7 +635,7 @@ enum path_state engine_file_path(struct engine *e, const struct file_key *key,
 		n = snprintf(buf, len, "%s", fi.mount);
 	/* components run from the file up: join them in reverse */
 	for (int i = (int)fp.depth - 1; i >= 0 && n < len; i--) {
-		fp.comp[i][PATH_COMPONENT_LEN - 1] = '\0';
+		cut |= component_cut(fp.comp[i]);
 		n += snprintf(buf + n, len - n, "/%s", fp.comp[i]);
 	}
 	/* the link count of the last writeback; at first sight otherwise */
@@ -431,11 +649,24 @@ enum path_state engine_file_path(struct engine *e, const struct file_key *key,
 		return PATH_DELETED;
 	if (fp.truncated)
 		return PATH_TRUNCATED;
-	if (!fi.mount[0] || stat(buf, &st) ||
-	    kdev_make(major(st.st_dev), minor(st.st_dev)) != key->dev ||
-	    st.st_ino != key->ino)
+	if (!fi.mount[0])
 		return PATH_MOVED;
-	return PATH_OK;
+	if (path_hung(key))
+		return PATH_UNCHECKED;
+	/* the path is a user's: never stat() it on the refresh thread */
+	if (pathcheck_lstat(buf, &st, PATHCHECK_TIMEOUT_MS)) {
+		if (errno == ETIMEDOUT) {
+			if (nhung < HUNG_MAX)
+				hung[nhung++] = *key;
+			return PATH_UNCHECKED;
+		}
+		return cut ? PATH_TRUNCATED : PATH_MOVED;
+	}
+	if (kdev_make(major(st.st_dev), minor(st.st_dev)) == key->dev &&
+	    st.st_ino == key->ino)
+		return PATH_OK;
+	/* a cut name may name another file, or none: not a move */
+	return cut ? PATH_TRUNCATED : PATH_MOVED;
 }
 
 static int violation_cmp(const void *a, const void *b)

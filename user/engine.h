@@ -63,7 +63,10 @@ int engine_summary(struct engine *e, struct snapshot *d);
 uint32_t engine_max_pages(const struct engine *e);
 
 /* Where a file is: "MOUNT/dir/name", and whether that still holds. */
-enum path_state { PATH_OK, PATH_UNKNOWN, PATH_DELETED, PATH_MOVED, PATH_TRUNCATED };
+enum path_state {
+	PATH_OK, PATH_UNKNOWN, PATH_DELETED, PATH_MOVED, PATH_TRUNCATED,
+	PATH_UNCHECKED,		/* the check did not answer in time (pathcheck.h) */
+};
 enum path_state engine_file_path(struct engine *e, const struct file_key *key,
 				 char *buf, size_t len);
 extern const char *const path_state_names[];

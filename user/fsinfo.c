@@ -51,29 +51,64 @@ bool fsinfo_lookup_dev(uint32_t dev, struct fsinfo *fi)
 	return cache[slot].found;
 }
 
+/*
+ * mountinfo escapes space, tab, newline and backslash in paths as \ooo
+ * (the kernel's show_path/mangle): undone here, in place.
+ */
+static void unmangle(char *s)
+{
+	char *out = s;
+
+	while (*s) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
+		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*out++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
+			s += 4;
+		} else {
+			*out++ = *s++;
+		}
+	}
+	*out = '\0';
+}
+
+int mountinfo_parse(const char *line, struct mountinfo_line *m)
+{
+	unsigned int maj, min;
+	char mnt[4096], fstype[32];
+	const char *sep;
+	int n = 0;
+
+	if (sscanf(line, "%*d %*d %u:%u %*s %4095s%n", &maj, &min, mnt, &n) != 3 || !n)
+		return -1;
+	/* optional fields end with " - ", then the filesystem type */
+	sep = strstr(line + n, " - ");
+	if (!sep || sscanf(sep + 3, "%31s", fstype) != 1)
+		return -1;
+	if (maj > 0xfff || min > 0xfffff)
+		return -1;
+	unmangle(mnt);
+	m->dev = kdev_make(maj, min);
+	snprintf(m->mount, sizeof(m->mount), "%s", mnt);
+	snprintf(m->fstype, sizeof(m->fstype), "%s", fstype);
+	return 0;
+}
+
 static bool lookup_uncached(uint32_t dev, struct fsinfo *fi)
 {
-	char line[4096];
+	char line[3 * 4096];
 	FILE *fp = fopen("/proc/self/mountinfo", "r");
+	struct mountinfo_line m;
 	bool found = false;
 
 	if (!fp)
 		return false;
 	while (!found && fgets(line, sizeof(line), fp)) {
-		unsigned int maj, min;
-		char mnt[256], *sep, fstype[32];
-
-		if (sscanf(line, "%*d %*d %u:%u %*s %255s", &maj, &min, mnt) != 3)
-			continue;
-		if (kdev_make(maj, min) != dev)
-			continue;
-		sep = strstr(line, " - ");
-		if (!sep || sscanf(sep + 3, "%31s", fstype) != 1)
+		if (mountinfo_parse(line, &m) || m.dev != dev)
 			continue;
 		fi->dev = dev;
-		snprintf(fi->mount, sizeof(fi->mount), "%s", mnt);
-		snprintf(fi->fstype, sizeof(fi->fstype), "%s", fstype);
-		fi->iomap = fstype_is_iomap(fstype);
+		snprintf(fi->mount, sizeof(fi->mount), "%s", m.mount);
+		snprintf(fi->fstype, sizeof(fi->fstype), "%s", m.fstype);
+		fi->iomap = fstype_is_iomap(m.fstype);
 		found = true;
 	}
 	fclose(fp);

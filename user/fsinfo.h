@@ -10,7 +10,7 @@
 struct fsinfo {
 	uint32_t dev;		/* kernel dev_t */
 	char fstype[32];
-	char mount[256];
+	char mount[4096];
 	uint64_t block_bytes;	/* 0 when unknown */
 	bool iomap;		/* uses iomap buffered writeback */
 };
@@ -35,5 +35,14 @@ int fsinfo_from_dev(const char *majmin, struct fsinfo *fi, char *err, size_t len
 /* Fills what /proc/self/mountinfo says of dev; false if not mounted. */
 bool fsinfo_lookup_dev(uint32_t dev, struct fsinfo *fi);
 bool fstype_is_iomap(const char *fstype);
+
+/* One line of /proc/self/mountinfo, its escapes (\040...) undone. */
+struct mountinfo_line {
+	uint32_t dev;		/* kernel dev_t */
+	char mount[4096];
+	char fstype[32];
+};
+/* 0, or -1 when the line is not one mountinfo writes. */
+int mountinfo_parse(const char *line, struct mountinfo_line *m);
 
 #endif

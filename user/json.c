@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 #include "json.h"
+#include "safetext.h"
 
 void json_init(struct json *j, FILE *out)
 {
@@ -47,34 +48,48 @@ void json_object_end(struct json *j) { close_container(j, '}'); }
 void json_array_begin(struct json *j) { open_container(j, '['); }
 void json_array_end(struct json *j) { close_container(j, ']'); }
 
+/*
+ * RFC 8259 escaping, and always valid UTF-8 out: well-formed sequences
+ * are copied, except control code points (C0, DEL, C1, bidirectional
+ * overrides: see codepoint_is_control), written as \uXXXX so no raw
+ * control reaches a terminal that shows the document; a byte that is not
+ * UTF-8 becomes U+FFFD (json_kv_path keeps the raw bytes in hex).
+ */
 size_t json_escape(const char *s, char *buf, size_t len)
 {
-	size_t n = 0;
+	const unsigned char *p = (const unsigned char *)s;
+	size_t left = strlen(s), n = 0;
 
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	while (left) {
 		char tmp[8];
 		const char *piece = tmp;
+		size_t plen;
+		uint32_t cp;
+		int l = utf8_decode(p, left, &cp);
 
-		switch (c) {
-		case '"': piece = "\\\""; break;
-		case '\\': piece = "\\\\"; break;
-		case '\n': piece = "\\n"; break;
-		case '\r': piece = "\\r"; break;
-		case '\t': piece = "\\t"; break;
-		case '\b': piece = "\\b"; break;
-		case '\f': piece = "\\f"; break;
-		default:
-			if (c < 0x20)
-				snprintf(tmp, sizeof(tmp), "\\u%04x", c);
-			else
-				snprintf(tmp, sizeof(tmp), "%c", c);
+		if (!l) {
+			piece = "\\ufffd";
+			l = 1;
+		} else if (cp == '"') {
+			piece = "\\\"";
+		} else if (cp == '\\') {
+			piece = "\\\\";
+		} else if (cp == '\n') {
+			piece = "\\n";
+		} else if (cp == '\t') {
+			piece = "\\t";
+		} else if (codepoint_is_control(cp)) {
+			snprintf(tmp, sizeof(tmp), "\\u%04x", cp);
+		} else {
+			memcpy(tmp, p, l);
+			tmp[l] = '\0';
 		}
-		for (; *piece; piece++) {
+		plen = strlen(piece);
+		for (size_t i = 0; i < plen; i++, n++)
 			if (n + 1 < len)
-				buf[n] = *piece;
-			n++;
-		}
+				buf[n] = piece[i];
+		p += l;
+		left -= l;
 	}
 	if (len)
 		buf[n < len ? n : len - 1] = '\0';
@@ -85,18 +100,27 @@ static void put_string(struct json *j, const char *s)
 {
 	char buf[512];
 	size_t n = json_escape(s, buf, sizeof(buf));
+	const unsigned char *p = (const unsigned char *)s;
+	size_t left = strlen(s);
+	uint32_t cp;
 
 	if (n < sizeof(buf)) {
 		fprintf(j->out, "\"%s\"", buf);
 		return;
 	}
-	/* long strings: escape character by character */
+	/* long strings: escape one character (or stray byte) at a time */
 	fputc('"', j->out);
-	for (; *s; s++) {
-		char one[2] = { *s, 0 };
+	while (left) {
+		char one[5] = {};
+		int l = utf8_decode(p, left, &cp);
 
+		if (!l)
+			l = 1;
+		memcpy(one, p, l);
 		json_escape(one, buf, sizeof(buf));
 		fputs(buf, j->out);
+		p += l;
+		left -= l;
 	}
 	fputc('"', j->out);
 }
@@ -183,4 +207,21 @@ void json_kv_ratio(struct json *j, const char *key, uint64_t num, uint64_t den)
 {
 	json_key(j, key);
 	json_ratio(j, num, den);
+}
+
+void json_kv_path(struct json *j, const char *key, const char *path)
+{
+	char hexkey[64];
+
+	json_kv_string(j, key, path);
+	if (!path || utf8_valid(path))
+		return;
+	/* not UTF-8: the exact bytes, which the string above cannot hold */
+	snprintf(hexkey, sizeof(hexkey), "%s_hex", key);
+	json_key(j, hexkey);
+	before_value(j);
+	fputc('"', j->out);
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+		fprintf(j->out, "%02x", *p);
+	fputc('"', j->out);
 }

@@ -41,6 +41,13 @@ void json_kv_u64(struct json *j, const char *key, uint64_t v);
 void json_kv_bool(struct json *j, const char *key, bool v);
 void json_kv_ratio(struct json *j, const char *key, uint64_t num, uint64_t den);
 
+/*
+ * A name (a path): as json_kv_string, and when it is not valid UTF-8 (its
+ * string then shows U+FFFD for the stray bytes) also "<key>_hex", the
+ * exact bytes in hex.
+ */
+void json_kv_path(struct json *j, const char *key, const char *path);
+
 /* Writes s escaped (without quotes) into buf; for tests and reuse. */
 size_t json_escape(const char *s, char *buf, size_t len);
 

@@ -11,6 +11,7 @@
 #include <bpf/libbpf.h>
 #include "commands.h"
 #include "exitcodes.h"
+#include "report.h"
 
 #define IOMAPDIRTY_VERSION	"0.1.0"
 
@@ -82,6 +83,14 @@ static int parse_options(const struct command *c, int argc, char **argv)
 	return argp_parse(&argp, argc, argv, c->argp_flags, NULL, (void *)c);
 }
 
+/* Whatever stdout could not take makes a success a runtime failure. */
+static int finish(int ret)
+{
+	if (report_flush(stdout) && ret == EXIT_OK)
+		return EXIT_RUNTIME;
+	return ret;
+}
+
 /* Parse; for an observing command, start a session around its run. */
 static int command_main(const struct command *c, int argc, char **argv)
 {
@@ -115,15 +124,15 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
 	    !strcmp(argv[1], "help")) {
 		usage(stdout);
-		return EXIT_OK;
+		return finish(EXIT_OK);
 	}
 	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
 		printf("iomapdirty %s\n", IOMAPDIRTY_VERSION);
-		return EXIT_OK;
+		return finish(EXIT_OK);
 	}
 	for (size_t i = 0; i < NR_COMMANDS; i++)
 		if (!strcmp(argv[1], commands[i]->name))
-			return command_main(commands[i], argc - 1, argv + 1);
+			return finish(command_main(commands[i], argc - 1, argv + 1));
 	fprintf(stderr, "iomapdirty: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return EXIT_USAGE;

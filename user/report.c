@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Text and JSON rendering: see report.h. */
+#include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 #include "buckets.h"
 #include "fsinfo.h"
 #include "json.h"
 #include "report.h"
+#include "safetext.h"
 
 #define ULL(x) ((unsigned long long)(x))
 
@@ -22,7 +24,27 @@ uint64_t stats_amplified_blocks(const struct wa_stats *s)
 	return s->submitted_blocks - s->unseen_submitted_blocks;
 }
 
+/* ------------------------------------------------------------- output */
+
+int report_flush(FILE *out)
+{
+	static bool said;
+	int err;
+
+	if (!fflush(out) && !ferror(out))
+		return 0;
+	err = errno;
+	if (!said)
+		fprintf(stderr, "iomapdirty: cannot write the output: %s\n",
+			strerror(err ? err : EIO));
+	said = true;
+	return -1;
+}
+
 /* ------------------------------------------------------------- text */
+
+static bool plan_has_bitmap(const struct plan *p);
+static bool plan_hooks_whole_dirty(const struct plan *p);
 
 static void ratio_text(char *buf, size_t len, uint64_t num, uint64_t den)
 {
@@ -93,7 +115,7 @@ void hist_print_text(FILE *out, enum hist_id h, const uint64_t *counts)
 	}
 }
 
-static void stats_text(FILE *out, const struct wa_stats *s)
+static void stats_text(FILE *out, const struct wa_stats *s, const struct plan *p)
 {
 	char br[16], fa[16];
 
@@ -101,10 +123,14 @@ static void stats_text(FILE *out, const struct wa_stats *s)
 	ratio_text(fa, sizeof(fa), stats_amplified_blocks(s), s->dirty_blocks);
 	fprintf(out, "  written      %llu B in %llu write calls\n",
 		ULL(s->app_bytes), ULL(s->write_calls));
-	fprintf(out, "  dirty        %llu blocks (%llu B): %llu by writes, %llu other "
-		"in %llu folios\n", ULL(s->dirty_blocks), ULL(s->dirty_bytes),
-		ULL(s->app_dirty_blocks), ULL(s->other_dirty_blocks),
-		ULL(s->other_dirty_folios));
+	fprintf(out, "  dirty        %llu blocks (%llu B): %llu by writes, ",
+		ULL(s->dirty_blocks), ULL(s->dirty_bytes), ULL(s->app_dirty_blocks));
+	/* what the JSON calls null is "n/a" here, never a 0 not measured */
+	if (report_measures_other(p))
+		fprintf(out, "%llu other in %llu folios\n", ULL(s->other_dirty_blocks),
+			ULL(s->other_dirty_folios));
+	else
+		fprintf(out, "other n/a (not measurable on this kernel)\n");
 	fprintf(out, "  written back %llu folios (%llu B, largest %llu B), %llu with "
 		"no dirtying seen\n", ULL(s->folios), ULL(s->folio_bytes),
 		ULL(s->max_folio_bytes), ULL(s->folios_no_dirty_seen));
@@ -143,11 +169,17 @@ void report_header_text(FILE *out, const struct report_ctx *rc)
 	fprintf(out, "\n");
 	if (rc->target_dev) {
 		struct fsinfo fi = {};
+		char mnt[4 * sizeof(fi.mount)];
 
 		fsinfo_lookup_dev(rc->target_dev, &fi);
-		fprintf(out, "filesystem: %u:%u %s on %s, block size %" PRIu64 " B\n",
+		text_sanitize(fi.mount, mnt, sizeof(mnt));
+		fprintf(out, "filesystem: %u:%u %s on %s, block size ",
 			kdev_major(rc->target_dev), kdev_minor(rc->target_dev),
-			fi.fstype, fi.mount, fi.block_bytes);
+			fi.fstype, mnt);
+		if (fi.block_bytes)
+			fprintf(out, "%" PRIu64 " B\n", fi.block_bytes);
+		else
+			fprintf(out, "n/a\n");
 	} else {
 		fprintf(out, "filesystems: all iomap filesystems\n");
 	}
@@ -160,15 +192,17 @@ void report_text(FILE *out, const char *title, const struct snapshot *d,
 
 	snapshot_totals(d, &t);
 	fprintf(out, "\n=== %s (%.2f s) ===\n", title, d->seconds);
-	stats_text(out, &t);
+	stats_text(out, &t, rc->plan);
 	losses_text(out, d);
 	for (int i = 0; i < d->nfs && (d->nfs > 1 || !rc->target_dev); i++) {
 		struct fsinfo fi = {};
+		char mnt[4 * sizeof(fi.mount)];
 
 		fsinfo_lookup_dev(d->fs[i].dev, &fi);
+		text_sanitize(fi.mount, mnt, sizeof(mnt));
 		fprintf(out, " filesystem %u:%u %s %s\n", kdev_major(d->fs[i].dev),
-			kdev_minor(d->fs[i].dev), fi.fstype, fi.mount);
-		stats_text(out, &d->fs[i].s);
+			kdev_minor(d->fs[i].dev), fi.fstype, mnt);
+		stats_text(out, &d->fs[i].s, rc->plan);
 	}
 	for (int h = 0; h < NR_HISTS; h++)
 		hist_print_text(out, h, d->hists[h]);
@@ -187,6 +221,16 @@ static bool plan_hooks_whole_dirty(const struct plan *p)
 {
 	return !p || (p->hooks[HOOK_WHOLE_DIRTY].chosen &&
 		      p->hooks[HOOK_WHOLE_DIRTY].mech != MECH_DERIVED);
+}
+
+bool report_measures_other(const struct plan *p)
+{
+	return plan_has_bitmap(p) || plan_hooks_whole_dirty(p);
+}
+
+bool report_measures_bitmap(const struct plan *p)
+{
+	return plan_has_bitmap(p);
 }
 
 /* Whether the plan can measure what a field's json column says. */
@@ -304,7 +348,7 @@ void report_json(FILE *out, const char *type, int interval, const struct snapsho
 		kdev_name(d->fs[i].dev, dev, sizeof(dev));
 		json_kv_string(&j, "dev", dev);
 		json_kv_string(&j, "fstype", fi.fstype[0] ? fi.fstype : NULL);
-		json_kv_string(&j, "mount", fi.mount[0] ? fi.mount : NULL);
+		json_kv_path(&j, "mount", fi.mount[0] ? fi.mount : NULL);
 		json_key(&j, "stats");
 		stats_write_json(&j, &d->fs[i].s, rc->plan);
 		json_object_end(&j);

@@ -30,6 +30,14 @@ extern const char *const hist_units[NR_HISTS];
 
 uint64_t stats_amplified_blocks(const struct wa_stats *s);
 
+/*
+ * Flushes out; -1 when it (or an earlier write) failed, the reason said on
+ * stderr once (ENOSPC, EPIPE when SIGPIPE is ignored): the caller stops.
+ */
+int report_flush(FILE *out);
+/* Whether p measures dirtying not done by writes / has the kernel's bitmap. */
+bool report_measures_other(const struct plan *p);
+bool report_measures_bitmap(const struct plan *p);
 void report_header_text(FILE *out, const struct report_ctx *rc);
 void report_text(FILE *out, const char *title, const struct snapshot *d,
 		 const struct report_ctx *rc);

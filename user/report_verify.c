@@ -4,6 +4,7 @@
 #include "fsinfo.h"
 #include "json.h"
 #include "report.h"
+#include "safetext.h"
 
 #define ULL(x) ((unsigned long long)(x))
 
@@ -16,7 +17,7 @@ static const char *verdict_word(int verdict, bool upper)
 	}
 }
 
-static void fs_text(FILE *out, const struct fs_entry *fs)
+static void fs_text(FILE *out, const struct fs_entry *fs, const struct plan *p)
 {
 	const struct wa_stats *f = &fs->s;
 
@@ -28,8 +29,12 @@ static void fs_text(FILE *out, const struct fs_entry *fs)
 		ULL(f->submitted_blocks), ULL(f->submitted_bytes));
 	fprintf(out, "  clean blocks submitted   %llu in %llu folios (violations)\n",
 		ULL(f->violation_blocks), ULL(f->violation_folios));
-	fprintf(out, "  dirty only in the kernel %llu blocks (mmap, or writes not seen)\n",
-		ULL(f->unexplained_blocks));
+	if (report_measures_bitmap(p))	/* JSON: null */
+		fprintf(out, "  dirty only in the kernel %llu blocks (mmap, or writes "
+			"not seen)\n", ULL(f->unexplained_blocks));
+	else
+		fprintf(out, "  dirty only in the kernel n/a (no dirty bitmap in this "
+			"kernel)\n");
 	fprintf(out, "  not checked              %llu blocks\n", ULL(f->unchecked_blocks));
 }
 
@@ -45,7 +50,7 @@ void report_verify_text(FILE *out, const struct report_ctx *rc,
 			"the check in %llu folios; violations below are not the "
 			"kernel's\n", r->simulate, ULL(d->counters[CNT_SIMULATED_FOLIOS]));
 	for (int i = 0; i < d->nfs; i++)
-		fs_text(out, &d->fs[i]);
+		fs_text(out, &d->fs[i], rc->plan);
 	for (int i = 0; i < r->nbios; i++) {
 		const struct bio_entry *b = &r->bios[i];
 
@@ -63,10 +68,14 @@ void report_verify_text(FILE *out, const struct report_ctx *rc,
 		fprintf(out, "\nfirst offending folios:\n");
 	for (int i = 0; i < r->noffenders; i++) {
 		const struct verify_offender *o = &r->offenders[i];
+		char shown[4 * sizeof(o->path)];
 
-		fprintf(out, "  %s%s%s offset %llu: %llu clean blocks sent (folio %llu B, "
-			"%llu dirty blocks)\n", o->path, o->state == PATH_OK ? "" : " (",
+		/* a user chose the name: never raw to the terminal */
+		text_sanitize(o->path, shown, sizeof(shown));
+		fprintf(out, "  %s%s%s%s offset %llu: %llu clean blocks sent (folio %llu B, "
+			"%llu dirty blocks)\n", shown, o->state == PATH_OK ? "" : " (",
 			o->state == PATH_OK ? "" : path_state_names[o->state],
+			o->state == PATH_OK ? "" : ")",
 			ULL(o->v.first_offset), ULL(o->v.clean_blocks),
 			ULL(o->v.folio_bytes), ULL(o->v.dirty_blocks));
 	}
@@ -97,7 +106,7 @@ static void bio_json(struct json *j, const struct bio_entry *b)
 static void offender_json(struct json *j, const struct verify_offender *o)
 {
 	json_object_begin(j);
-	json_kv_string(j, "path", o->path);
+	json_kv_path(j, "path", o->path);
 	json_kv_string(j, "path_state", path_state_names[o->state]);
 	json_kv_u64(j, "ino", o->ino);
 	json_kv_u64(j, "offset", o->v.first_offset);

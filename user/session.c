@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Common start-up of the observing subcommands: see session.h. */
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -15,22 +17,29 @@
 volatile sig_atomic_t session_exiting;
 volatile sig_atomic_t session_signal;
 volatile sig_atomic_t session_signal_pid;
+volatile sig_atomic_t session_signals;
 
 static void on_signal(int sig, siginfo_t *info, void *uctx)
 {
 	session_exiting = 1;
+	session_signals++;
 	session_signal = sig;
 	/* 0 when the terminal sent it (to the whole process group) */
 	session_signal_pid = info ? info->si_pid : 0;
 }
 
-void session_install_signals(void)
+void session_catch_signal(int sig)
 {
 	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO };
 
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	sigaction(sig, &sa, NULL);
+}
+
+void session_install_signals(void)
+{
+	session_catch_signal(SIGINT);
+	session_catch_signal(SIGTERM);
 }
 
 void session_sleep(double seconds)
@@ -79,7 +88,41 @@ static void print_plan_line(const struct plan *p)
 	}
 }
 
-#define LOCK_PATH	"/run/lock/iomapdirty.lock"
+/*
+ * The lock lives in a directory only root can create entries in: /run
+ * is root's, and /run/iomapdirty is made 0700 by us. /run/lock is
+ * world-writable, so a file there could be planted by any user (a symlink
+ * to a file root would then truncate, or a file root cannot lock).
+ */
+#define LOCK_DIR	"/run/iomapdirty"
+#define LOCK_PATH	LOCK_DIR "/lock"
+
+/* The directory: ours (owner and no write bit for others), never a link. */
+static int lock_dir_ok(void)
+{
+	struct stat st;
+
+	if (mkdir(LOCK_DIR, 0700) && errno != EEXIST)
+		return -1;
+	if (lstat(LOCK_DIR, &st) || !S_ISDIR(st.st_mode) ||
+	    st.st_uid != geteuid() || (st.st_mode & 022)) {
+		errno = EPERM;
+		return -1;
+	}
+	return 0;
+}
+
+/* The holder's pid, as a number: the file's bytes never reach the terminal. */
+static long lock_holder(int fd)
+{
+	char buf[32];
+	long pid = 0;
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	for (ssize_t i = 0; i < n && buf[i] >= '0' && buf[i] <= '9' && pid < 1 << 22; i++)
+		pid = pid * 10 + (buf[i] - '0');
+	return pid;
+}
 
 /*
  * One instance at a time unless --shared: a second set of probes doubles
@@ -88,27 +131,38 @@ static void print_plan_line(const struct plan *p)
 static int take_lock(struct session *s, bool shared)
 {
 	char buf[32];
+	struct stat st;
+	long pid;
 	int fd, n;
 
 	if (shared)
 		return EXIT_OK;
-	fd = open(LOCK_PATH, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		fd = open("/run/iomapdirty.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return EXIT_OK;		/* no lock directory: nothing to guard */
+	if (lock_dir_ok()) {
+		/* not root (CAP_BPF only), or LOCK_DIR is not ours */
+		fprintf(stderr, "iomapdirty: %s unusable (%s): running without the "
+			"one-instance lock\n", LOCK_DIR, strerror(errno));
+		return EXIT_OK;
+	}
+	fd = open(LOCK_PATH, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+		fprintf(stderr, "iomapdirty: %s unusable: running without the "
+			"one-instance lock\n", LOCK_PATH);
+		if (fd >= 0)
+			close(fd);
+		return EXIT_OK;
+	}
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		n = pread(fd, buf, sizeof(buf) - 1, 0);
-		buf[n > 0 ? n : 0] = '\0';
-		buf[strcspn(buf, "\n")] = '\0';
+		pid = lock_holder(fd);
+		if (pid)
+			snprintf(buf, sizeof(buf), "%ld", pid);
 		fprintf(stderr, "iomapdirty: another instance is running (pid %s); its "
 			"probes would add to this one's cost. Stop it, or pass --shared\n",
-			buf[0] ? buf : "unknown");
+			pid ? buf : "unknown");
 		close(fd);
 		return EXIT_BUSY;
 	}
 	n = snprintf(buf, sizeof(buf), "%d\n", getpid());
-	if (ftruncate(fd, 0) == 0 && pwrite(fd, buf, n, 0) != n)
+	if (ftruncate(fd, 0) || pwrite(fd, buf, n, 0) != n)
 		fprintf(stderr, "iomapdirty: cannot write %s\n", LOCK_PATH);
 	s->lock_fd = fd;
 	return EXIT_OK;
@@ -162,6 +216,8 @@ int session_start(struct session *s, const struct session_opts *o)
 		fprintf(stderr, "iomapdirty: %s\n", err);
 		/* EACCES from a load is the verifier refusing a program, not a
 		 * missing capability (checked above): a runtime failure */
+		if (ret == -E2BIG)	/* --max-pages more than the host has */
+			return EXIT_USAGE;
 		return ret == -EPERM ? EXIT_PRIVILEGE : EXIT_RUNTIME;
 	}
 	s->engine_open = true;

@@ -41,8 +41,11 @@ struct session {
 extern volatile sig_atomic_t session_exiting;
 extern volatile sig_atomic_t session_signal;
 extern volatile sig_atomic_t session_signal_pid;	/* sender, 0 for a tty */
+extern volatile sig_atomic_t session_signals;		/* how many so far */
 
 void session_install_signals(void);
+/* One more signal that ends the session as SIGINT does. */
+void session_catch_signal(int sig);
 /* Sleeps up to 'seconds'; returns early when a signal asked to exit. */
 void session_sleep(double seconds);
 /* 0, or -EPERM with a message in err. */

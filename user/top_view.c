@@ -8,6 +8,7 @@
 #include <strings.h>
 #include "json.h"
 #include "report.h"
+#include "safetext.h"
 #include "top_view.h"
 
 const struct top_col_info top_cols[TOP_NR_COLS] = {
@@ -182,6 +183,10 @@ const char *top_path_suffix(enum path_state st)
 		return " (deleted)";
 	case PATH_MOVED:
 		return " (moved)";
+	case PATH_TRUNCATED:
+		return " (truncated)";
+	case PATH_UNCHECKED:
+		return " (unchecked)";
 	default:
 		return "";
 	}
@@ -189,13 +194,16 @@ const char *top_path_suffix(enum path_state st)
 
 void top_fmt_path(const struct top_row *r, char *buf, size_t len)
 {
-	if (r->state == PATH_UNKNOWN || !r->path[0])
+	size_t n;
+
+	if (r->state == PATH_UNKNOWN || !r->path[0]) {
 		snprintf(buf, len, "[ino %llu]", (unsigned long long)r->key.ino);
-	else
-		snprintf(buf, len, "%s%s", r->path, top_path_suffix(r->state));
-	for (char *p = buf; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
+		return;
+	}
+	/* any user chose the name: nothing in it may reach the terminal raw */
+	n = text_sanitize(r->path, buf, len);
+	if (n < len)
+		snprintf(buf + n, len - n, "%s", top_path_suffix(r->state));
 }
 
 void top_fmt_cell(const struct top_row *r, enum top_col c, bool human,
@@ -247,7 +255,12 @@ void top_fit_left(const char *s, int width, char *buf, size_t len)
 	} else if (width <= 3) {
 		snprintf(buf, len, "%.*s", width, "...");
 	} else {
-		snprintf(buf, len, "...%s", s + n - (width - 3));
+		const char *tail = s + n - (width - 3);
+
+		/* start at a whole UTF-8 character, never a continuation byte */
+		while (*tail && ((unsigned char)*tail & 0xc0) == 0x80)
+			tail++;
+		snprintf(buf, len, "...%s", tail);
 	}
 }
 
@@ -400,7 +413,7 @@ void top_print_json(FILE *out, const char *type, unsigned long long n,
 		const struct top_row *r = &v->rows[i];
 
 		json_object_begin(&j);
-		json_kv_string(&j, "path", r->state == PATH_UNKNOWN ? NULL : r->path);
+		json_kv_path(&j, "path", r->state == PATH_UNKNOWN ? NULL : r->path);
 		json_kv_string(&j, "path_state", path_state_names[r->state]);
 		kdev_name(r->key.dev, dev, sizeof(dev));
 		json_kv_string(&j, "dev", dev);

@@ -176,7 +176,7 @@ B=$mnt/sub/dir/b.dat
 # holds the lock, run alongside it rather than fail for a reason unrelated
 # to top.
 shared=
-if ! flock -n /run/lock/iomapdirty.lock true 2>/dev/null; then
+if ! flock -n /run/iomapdirty/lock true 2>/dev/null; then
 	echo "# another iomapdirty instance holds the lock: using --shared"
 	shared=--shared
 fi

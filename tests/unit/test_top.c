@@ -224,7 +224,7 @@ static void test_paths(void)
 	r.state = PATH_TRUNCATED;
 	snprintf(r.path, sizeof(r.path), ".../deep/f");
 	top_fmt_path(&r, buf, sizeof(buf));
-	CHECK_STR(buf, ".../deep/f", "path truncated: as given");
+	CHECK_STR(buf, ".../deep/f (truncated)", "path truncated: marked so");
 	r.state = PATH_UNKNOWN;
 	r.path[0] = '\0';
 	top_fmt_path(&r, buf, sizeof(buf));
@@ -232,7 +232,7 @@ static void test_paths(void)
 	r.state = PATH_OK;
 	snprintf(r.path, sizeof(r.path), "/m/new\nline\tx");
 	top_fmt_path(&r, buf, sizeof(buf));
-	CHECK_STR(buf, "/m/new?line?x", "control characters shown as ?");
+	CHECK_STR(buf, "/m/new\\x0aline\\x09x", "control characters shown as \\xHH");
 	CHECK_STR(top_path_suffix(PATH_OK), "", "suffix ok");
 	CHECK_STR(path_state_names[PATH_MOVED], "moved", "JSON path_state name moved");
 

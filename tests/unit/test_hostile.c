@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Issue 11 in the small: names for terminals and JSON (safetext.c,
+ * json.c), mountinfo lines (fsinfo.c), and text that says "n/a" where
+ * the JSON says null (report.c). Expected strings written by hand from
+ * RFC 3629 (UTF-8), RFC 8259 (JSON) and proc(5) (mountinfo escapes).
+ */
+#include <stdlib.h>
+#include "facts.h"
+#include "fsinfo.h"
+#include "json.h"
+#include "plan.h"
+#include "report.h"
+#include "safetext.h"
+#include "unit.h"
+
+static void names(void)
+{
+	char buf[256];
+	uint32_t cp;
+
+	CHECK_U64(utf8_decode((const unsigned char *)"\xc3\xa9", 2, &cp), 2, "utf8: é is 2 bytes");
+	CHECK_U64(cp, 0xe9, "utf8: é is U+00E9");
+	CHECK_U64(utf8_decode((const unsigned char *)"\xc0\xaf", 2, &cp), 0, "utf8: overlong refused");
+	CHECK_U64(utf8_decode((const unsigned char *)"\xed\xa0\x80", 3, &cp), 0, "utf8: surrogate refused");
+	CHECK_U64(utf8_decode((const unsigned char *)"\xf4\x90\x80\x80", 4, &cp), 0,
+		  "utf8: beyond U+10FFFF refused");
+	CHECK_U64(utf8_decode((const unsigned char *)"\xe2\x82", 2, &cp), 0, "utf8: cut short refused");
+
+	text_sanitize("a\x1b[31mb\nc", buf, sizeof(buf));
+	CHECK_STR(buf, "a\\x1b[31mb\\x0ac", "text: ESC and newline as \\xHH");
+	text_sanitize("c1\xc2\x9b" "x", buf, sizeof(buf));
+	CHECK_STR(buf, "c1\\xc2\\x9bx", "text: C1 CSI (U+009B) as its bytes");
+	text_sanitize("bad\xff" "ok\xc3\xa9", buf, sizeof(buf));
+	CHECK_STR(buf, "bad\\xffok\xc3\xa9", "text: stray byte escaped, é kept");
+	text_sanitize("bidi\xe2\x80\xae" "x", buf, sizeof(buf));
+	CHECK_STR(buf, "bidi\\xe2\\x80\\xaex", "text: RIGHT-TO-LEFT OVERRIDE escaped");
+	text_sanitize("back\\slash \"q\"", buf, sizeof(buf));
+	CHECK_STR(buf, "back\\\\slash \"q\"", "text: backslash doubled, quotes kept");
+	CHECK_U64(text_sanitize("\x01\x02\x03", buf, 9), 12, "text: full length reported");
+	CHECK_STR(buf, "\\x01\\x02", "text: cut at a whole escape");
+
+	snprintf(buf, sizeof(buf), "ab\xc3");
+	utf8_trim_partial(buf);
+	CHECK_STR(buf, "ab", "trim: half of é dropped");
+	snprintf(buf, sizeof(buf), "ab\xe2\x82");
+	utf8_trim_partial(buf);
+	CHECK_STR(buf, "ab", "trim: two thirds of € dropped");
+	snprintf(buf, sizeof(buf), "ab\xe2\x82\xac");
+	utf8_trim_partial(buf);
+	CHECK_STR(buf, "ab\xe2\x82\xac", "trim: whole € kept");
+
+	json_escape("e\x1b" "c1\xc2\x9b" "bad\xff" "\xc3\xa9\x7f", buf, sizeof(buf));
+	CHECK_STR(buf, "e\\u001bc1\\u009bbad\\ufffd\xc3\xa9\\u007f",
+		  "json: ESC, C1, DEL escaped, stray byte U+FFFD, é raw");
+}
+
+static void path_hex(struct json *j)
+{
+	json_object_begin(j);
+	json_kv_path(j, "path", "/m/\xff" "a");
+	json_kv_path(j, "ok", "/m/\xc3\xa9");
+	json_object_end(j);
+}
+
+static void json_paths(void)
+{
+	static char buf[512];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+	struct json j;
+
+	json_init(&j, f);
+	path_hex(&j);
+	fclose(f);
+	CHECK_STR(buf, "{\"path\":\"/m/\\ufffda\",\"path_hex\":\"2f6d2fff61\","
+		  "\"ok\":\"/m/\xc3\xa9\"}\n", "json: non-UTF-8 path keeps its bytes in hex");
+}
+
+static void mountinfo(void)
+{
+	struct mountinfo_line m;
+
+	CHECK(mountinfo_parse("36 35 7:3 / /tmp/with\\040space\\011tab rw,relatime shared:1 "
+			      "- xfs /dev/loop3 rw\n", &m) == 0, "mountinfo: parsed");
+	CHECK_STR(m.mount, "/tmp/with space\ttab", "mountinfo: \\040 and \\011 decoded");
+	CHECK_STR(m.fstype, "xfs", "mountinfo: type after the separator");
+	CHECK_U64(m.dev, (7u << 20) | 3, "mountinfo: dev");
+	CHECK(mountinfo_parse("36 35 7:3 / /a\\134b rw - xfs x rw\n", &m) == 0 &&
+	      !strcmp(m.mount, "/a\\b"), "mountinfo: \\134 is a backslash");
+	CHECK(mountinfo_parse("36 35 7:3 / /a rw\n", &m) != 0, "mountinfo: no separator refused");
+	CHECK(mountinfo_parse("garbage", &m) != 0, "mountinfo: garbage refused");
+}
+
+/* family b (6.1, no dirty bitmap): "other" dirtying cannot be measured */
+static void not_measured(void)
+{
+	const char *dir = getenv("FIXTURES") ? getenv("FIXTURES") : "tests/fixtures";
+	char path[512], err[256], *text = NULL;
+	struct snapshot d = {};
+	struct report_ctx rc = {};
+	struct kfacts f = {};
+	struct plan p;
+	size_t len = 0;
+	FILE *in, *out;
+
+	snprintf(path, sizeof(path), "%s/family-b-6.1-unpatched.facts", dir);
+	in = fopen(path, "r");
+	CHECK(in && facts_parse(&f, in, err, sizeof(err)) == 0, "facts of family b");
+	if (in)
+		fclose(in);
+	CHECK(plan_build(&f, MODE_AUTO, &p) == 0, "plan of family b");
+	rc.plan = &p;
+	out = open_memstream(&text, &len);
+	report_text(out, "t", &d, &rc);
+	fclose(out);
+	CHECK(strstr(text, "other n/a") != NULL, "text: unmeasured 'other' is n/a");
+	CHECK(strstr(text, "0 other in 0 folios") == NULL, "text: no 0 for what was not measured");
+	free(text);
+	facts_release(&f);
+}
+
+int main(void)
+{
+	names();
+	json_paths();
+	mountinfo();
+	not_measured();
+	UNIT_EXIT();
+}
