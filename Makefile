@@ -13,7 +13,9 @@ ARCH := $(shell uname -m | sed 's/x86_64/x86/' | sed 's/aarch64/arm64/')
 CFLAGS ?= -g -O2
 CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11
 INCLUDES := -I$(OUTPUT) -Iinclude -Iuser
-LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lncursesw
+# libmicrohttpd: the exporter's HTTP server (user/cmd_exporter.c)
+LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lncursesw \
+	$(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd) -lpthread
 # vmlinux.h of the target architecture (kprobes read that arch's pt_regs)
 VMLINUX_DIR ?= vmlinux
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall \
@@ -96,7 +98,16 @@ WORKLOAD_STATIC ?= tests/e2e/workload.static
 
 static: $(IOMAPDIRTY_STATIC) $(WORKLOAD_STATIC)
 
-$(IOMAPDIRTY_STATIC): $(OUTPUT)/main.o $(USER_OBJS)
+# The lab runs no exporter, and a static libmicrohttpd drags in gnutls:
+# the static binary has a stand-in exporter command that says so.
+STATIC_OBJS := $(filter-out $(OUTPUT)/cmd_exporter.o,$(USER_OBJS)) \
+	$(OUTPUT)/exporter_absent.o
+
+$(OUTPUT)/exporter_absent.o: user/static/exporter_absent.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -c $< -o $@
+
+$(IOMAPDIRTY_STATIC): $(OUTPUT)/main.o $(STATIC_OBJS)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) -static $^ $(STATIC_LIBS) -o $@
 
