@@ -75,6 +75,7 @@ suite truth tests/e2e/validate_truth.sh
 suite cli tests/cli/run_cli.sh
 # the Prometheus exporter, scraped by a real Prometheus server
 suite exporter tests/exporter/run.sh
+suite exporter-install tests/exporter/install.sh
 [ "${VMCHECK:-0}" = 1 ] && suite vm tests/vm/vmcheck.sh
 
 left=$(comm -13 <(printf '%s\n' "$mounts_before") <(xfsloop_mounts) | grep . | tr '\n' ' ')

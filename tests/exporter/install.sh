@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# `make install DESTDIR=...` puts every file where the systemd unit and the
+# docs say; the unit passes `systemd-analyze verify`; the manual page
+# renders and documents every subcommand the binary lists; the installed
+# rules pass promtool; the installed binary, with only the capabilities the
+# unit grants, attaches and counts; `make uninstall` leaves nothing behind.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+# shellcheck source=../cli/lib.sh
+source "$top/tests/cli/lib.sh"
+XFSLOOP_NO_TRAP=1
+# shellcheck source=../lib/xfsloop.sh
+source "$top/tests/lib/xfsloop.sh"
+work=$(mktemp -d /tmp/exporter_install.XXXXXX)
+pids=()
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	xfsloop_cleanup_all
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+dest=$work/root
+prefix=/usr/local
+make -s -C "$top" install DESTDIR="$dest" PREFIX=$prefix >"$work/install.log" 2>&1
+check install.make_install 0 "$?"
+unit=$dest$prefix/lib/systemd/system/iomapdirty-exporter.service
+for f in sbin/iomapdirty share/man/man8/iomapdirty.8 lib/systemd/system/iomapdirty-exporter.service \
+	 share/iomapdirty/prometheus/iomapdirty-rules.yml \
+	 share/iomapdirty/prometheus/iomapdirty-rules_test.yml \
+	 share/iomapdirty/grafana/iomapdirty-dashboard.json \
+	 share/doc/iomapdirty/metrics.md share/doc/iomapdirty/fleet.md; do
+	check "install.file[$f]" yes "$([[ -s $dest$prefix/$f ]] && echo yes || echo no)"
+done
+# the unit runs the binary where make install put it
+exec_path=$(sed -n 's/^ExecStart=\([^ ]*\).*/\1/p' "$unit")
+check install.unit_execstart "$prefix/sbin/iomapdirty" "$exec_path"
+check install.unit_execstart_executable yes "$([[ -x $dest$exec_path ]] && echo yes || echo no)"
+check install.binary_mode 755 "$(stat -c %a "$dest$prefix/sbin/iomapdirty")"
+
+if command -v systemd-analyze >/dev/null; then
+	# --root: the unit's paths are checked inside DESTDIR; its man: link
+	# is checked by the man -l test below, not against the host's pages
+	systemd-analyze verify --man=no --root="$dest" "$unit" >"$work/verify.log" 2>&1
+	rc=$?
+	check install.systemd_analyze_verify "0:" "$rc:$(grep -v -e 'Failed to connect to bus' \
+		-e 'System has not been booted with systemd' "$work/verify.log" | head -3)"
+else
+	echo "SKIP install.systemd_analyze_verify: systemd-analyze not installed"
+fi
+
+# the manual page renders, and documents each subcommand the binary lists
+man -l "$dest$prefix/share/man/man8/iomapdirty.8" 2>"$work/man.err" | col -b >"$work/man.txt"
+check install.man_renders "0:" "$?:$(head -2 "$work/man.err")"
+cmds=$("$dest$prefix/sbin/iomapdirty" --help | awk '/^commands:/ { on = 1; next }
+	on && /^  [a-z]/ { print $1 } on && /^$/ { exit }')
+check_match install.binary_lists_commands 'exporter' "$cmds"
+for c in $cmds; do
+	check "install.man_documents[$c]" yes "$(grep -qE "^ +$c (prints|shows|attaches|observes)" \
+		"$work/man.txt" && grep -qE "iomapdirty $c " "$work/man.txt" && echo yes || echo no)"
+done
+
+# the installed rules: syntax, and their own unit tests
+promtool check rules "$dest$prefix/share/iomapdirty/prometheus/iomapdirty-rules.yml" \
+	>"$work/rules.log" 2>&1
+check install.promtool_check_rules "0" "$?"
+(cd "$dest$prefix/share/iomapdirty/prometheus" && promtool test rules iomapdirty-rules_test.yml) \
+	>"$work/rtest.log" 2>&1
+check install.promtool_test_rules "0:" "$?:$(grep -A3 FAILED "$work/rtest.log" | head -4)"
+check install.dashboard_json yes "$(jq -e '.panels | length > 0' \
+	"$dest$prefix/share/iomapdirty/grafana/iomapdirty-dashboard.json" >/dev/null && echo yes || echo no)"
+
+# the unit's capabilities are enough, and the smallest set: the installed
+# binary as root with only CapabilityBoundingSet attaches and counts
+# exactly; without CAP_PERFMON it is refused with exit 4
+caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$unit")
+bset=$(for c in $caps; do printf ',+%s' "$(tr 'A-Z' 'a-z' <<<"${c#CAP_}")"; done)
+check install.unit_caps "CAP_BPF CAP_PERFMON" "$caps"
+if command -v setpriv >/dev/null; then
+	mnt=$(xfsloop_make 1024 512)
+	"$WORKLOAD" prep "$mnt/f" 1048576 >/dev/null
+	port=$((20000 + RANDOM % 10000))
+	setpriv --bounding-set="-all$bset" --inh-caps=-all \
+		"$dest$exec_path" exporter --mount "$mnt" --listen "127.0.0.1:$port" \
+		>/dev/null 2>"$work/caps.err" &
+	pid=$!
+	pids+=("$pid")
+	for i in $(seq 300); do
+		grep -qs 'ready (pid' "$work/caps.err" && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	check_match install.unit_caps_attach 'ready \(pid' "$(tail -3 "$work/caps.err")"
+	# CAP_PERFMON is bit 38, CAP_BPF bit 39: nothing else is effective
+	check install.unit_caps_effective 000000c000000000 \
+		"$(awk '/^CapEff:/ { print $2 }' /proc/"$pid"/status 2>/dev/null)"
+	exp=$("$WORKLOAD" scatter "$mnt/f" --count 10 --len 100 --stride 8192)
+	got=none
+	for i in $(seq 40); do
+		got=$(curl -sf --max-time 5 "http://127.0.0.1:$port/metrics" |
+			awk '/^iomapdirty_app_bytes_total\{/ { print $NF }')
+		[[ $got == "$(jq .app_bytes <<<"$exp")" ]] && break
+		sleep 0.25
+	done
+	check install.unit_caps_counts "$(jq .app_bytes <<<"$exp")" "$got"
+	kill -TERM "$pid"
+	wait "$pid"
+	check install.unit_caps_clean_stop 0 "$?"
+	setpriv --bounding-set=-all,+bpf --inh-caps=-all "$dest$exec_path" exporter \
+		--mount "$mnt" --listen "127.0.0.1:$port" >/dev/null 2>"$work/noperf.err"
+	check install.without_perfmon_refused 4 "$?"
+else
+	echo "SKIP install.unit_caps_attach: no setpriv"
+fi
+
+make -s -C "$top" uninstall DESTDIR="$dest" PREFIX=$prefix >"$work/uninstall.log" 2>&1
+check install.make_uninstall 0 "$?"
+check install.nothing_left "" "$(find "$dest" -type f | sed "s|^$dest||" | tr '\n' ' ')"
+cli_finish
