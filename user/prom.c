@@ -237,8 +237,7 @@ static const struct fs_counter fs_counters[] = {
 
 static bool plan_measures(const struct plan *p, enum measure m)
 {
-	bool bitmap = p->bitmap != BITMAP_NONE;
-	bool whole = p->hooks[HOOK_WHOLE_DIRTY].chosen && p->hooks[HOOK_WHOLE_DIRTY].mech >= 0;
+	bool bitmap = plan_has_bitmap(p), whole = plan_hooks_whole_dirty(p);
 
 	switch (m) {
 	case M_BITMAP: return bitmap;

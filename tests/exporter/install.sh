@@ -5,24 +5,9 @@
 # rules pass promtool; the installed binary, with only the capabilities the
 # unit grants, attaches and counts; `make uninstall` leaves nothing behind.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-# shellcheck source=../cli/lib.sh
-source "$top/tests/cli/lib.sh"
-XFSLOOP_NO_TRAP=1
-# shellcheck source=../lib/xfsloop.sh
-source "$top/tests/lib/xfsloop.sh"
-work=$(mktemp -d /tmp/exporter_install.XXXXXX)
-pids=()
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	xfsloop_cleanup_all
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
+top=$EXPORTER_TOP
 
 dest=$work/root
 prefix=/usr/local
@@ -83,18 +68,11 @@ check install.unit_caps "CAP_BPF CAP_PERFMON" "$caps"
 if command -v setpriv >/dev/null; then
 	mnt=$(xfsloop_make 1024 512)
 	"$WORKLOAD" prep "$mnt/f" 1048576 >/dev/null
-	port=$((20000 + RANDOM % 10000))
-	setpriv --bounding-set="-all$bset" --inh-caps=-all \
-		"$dest$exec_path" exporter --mount "$mnt" --listen "127.0.0.1:$port" \
-		>/dev/null 2>"$work/caps.err" &
-	pid=$!
-	pids+=("$pid")
-	for i in $(seq 300); do
-		grep -qs 'ready (pid' "$work/caps.err" && break
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	check_match install.unit_caps_attach 'ready \(pid' "$(tail -3 "$work/caps.err")"
+	port=$(free_port)
+	exp_start caps setpriv --bounding-set="-all$bset" --inh-caps=-all \
+		"$dest$exec_path" exporter --mount "$mnt" --listen "127.0.0.1:$port"
+	pid=$EXP_PID
+	check_match install.unit_caps_attach 'ready \(pid' "$(tail -3 "$work/caps.err" 2>&1)"
 	# CAP_PERFMON is bit 38, CAP_BPF bit 39: nothing else is effective
 	check install.unit_caps_effective 000000c000000000 \
 		"$(awk '/^CapEff:/ { print $2 }' /proc/"$pid"/status 2>/dev/null)"

@@ -8,25 +8,9 @@
 # at once, SIGHUP, SIGTERM mid-scrape; after each stop the kernel must hold
 # none of the exporter's BPF programs or links (bpftool, by owner pid).
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-# shellcheck source=../cli/lib.sh
-source "$top/tests/cli/lib.sh"
-XFSLOOP_NO_TRAP=1
-# shellcheck source=../lib/xfsloop.sh
-source "$top/tests/lib/xfsloop.sh"
-work=$(mktemp -d /tmp/exporter_test.XXXXXX)
-KILL_PIDS=()
-cleanup() {
-	local p
-	for p in "${KILL_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	xfsloop_cleanup_all
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
+top=$EXPORTER_TOP
 for tool in prometheus promtool curl jq bpftool; do
 	if ! command -v "$tool" >/dev/null; then
 		fail "exporter.tools" "$tool missing (scripts/install-deps.sh installs it)"
@@ -34,32 +18,6 @@ for tool in prometheus promtool curl jq bpftool; do
 		exit 1
 	fi
 done
-
-# A loopback port nobody listens on.
-free_port() {
-	local p i
-	for i in $(seq 100); do
-		p=$((20000 + RANDOM % 10000))
-		ss -Hltn "sport = :$p" | grep -q . || { echo "$p"; return 0; }
-	done
-	return 1
-}
-
-# exp_start NAME ARGS...: exporter in the background, logs in $work/NAME.err;
-# sets EXP_PID; returns once it says ready (or fails if it exits first).
-exp_start() {
-	local name=$1 i
-	shift
-	"$IOMAPDIRTY" exporter "$@" >"$work/$name.out" 2>"$work/$name.err" &
-	EXP_PID=$!
-	KILL_PIDS+=("$EXP_PID")
-	for i in $(seq 300); do
-		grep -qs 'ready (pid' "$work/$name.err" && return 0
-		kill -0 "$EXP_PID" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
 
 # exp_stop SIGNAL TIMEOUT_S: signal, wait at most TIMEOUT_S; sets EXP_RC
 # (255 if it had to be killed).
@@ -147,7 +105,7 @@ fi
 
 # --- the exporter and a Prometheus server scraping it -------------------
 port=$(free_port)
-if ! exp_start main --mount "$mnt" --listen "127.0.0.1:$port"; then
+if ! exp_start main "$IOMAPDIRTY" exporter --mount "$mnt" --listen "127.0.0.1:$port"; then
 	fail exporter.ready "$(tail -3 "$work/main.err")"
 	cli_finish
 	exit 1
@@ -378,7 +336,7 @@ check exporter.sigterm.no_bpf_left "" "$(bpf_alive "$owned" | tr -d ' ')"
 check exporter.sigterm.port_closed 0 "$(ss -Hltn "sport = :$port" | grep -c .)"
 
 # SIGINT: the same clean stop
-if exp_start int --mount "$mnt" --listen "127.0.0.1:$(free_port)"; then
+if exp_start int "$IOMAPDIRTY" exporter --mount "$mnt" --listen "127.0.0.1:$(free_port)"; then
 	owned=$(bpf_owned "$EXP_PID")
 	check_match exporter.sigint.bpf_while_running 'link:[0-9]+' "$owned"
 	exp_stop INT 5

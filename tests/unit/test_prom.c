@@ -37,6 +37,25 @@ static bool has_line(const char *text, const char *line)
 	return false;
 }
 
+/* Lines the fixture below must render, computed from its counts by hand. */
+static const char *const want_lines[] = {
+	/* dirty blocks 1, 2, 4: buckets 1, 2, 3, cumulative at le = 2^k - 1 */
+	"iomapdirty_dirty_blocks_per_folio_bucket{le=\"0\"} 0",
+	"iomapdirty_dirty_blocks_per_folio_bucket{le=\"1\"} 1",
+	"iomapdirty_dirty_blocks_per_folio_bucket{le=\"3\"} 2",
+	"iomapdirty_dirty_blocks_per_folio_bucket{le=\"7\"} 3",
+	"iomapdirty_dirty_blocks_per_folio_bucket{le=\"+Inf\"} 3",
+	"iomapdirty_dirty_blocks_per_folio_count 3",
+	"iomapdirty_dirty_blocks_per_folio_sum 7",	/* dirty_blocks_total */
+	/* amplification: ratio < 1 has no bound of its own, it is in le="1" */
+	"iomapdirty_folio_amplification_ratio_bucket{le=\"1\"} 3",
+	"iomapdirty_folio_amplification_ratio_bucket{le=\"4\"} 3",
+	"iomapdirty_folio_amplification_ratio_bucket{le=\"8\"} 4",
+	"iomapdirty_folio_amplification_below_one_total 1",
+	"iomapdirty_lost_total{reason=\"submit_without_folio\"} 2",
+	"iomapdirty_per_block_dirty_tracking 0",
+};
+
 static void render_fixture(void)
 {
 	struct fs_entry fs = { .dev = (7u << 20) | 3 };
@@ -66,43 +85,37 @@ static void render_fixture(void)
 	CHECK(has_line(tb.buf, line), "prom.render.app_bytes_escaped_labels");
 	snprintf(line, sizeof(line), "iomapdirty_submitted_bytes_total%s 7168", lbl);
 	CHECK(has_line(tb.buf, line), "prom.render.submitted_bytes");
-	CHECK(has_line(tb.buf, "iomapdirty_dirty_blocks_per_folio_bucket{le=\"0\"} 0"),
-	      "prom.render.hist_le0");
-	CHECK(has_line(tb.buf, "iomapdirty_dirty_blocks_per_folio_bucket{le=\"1\"} 1"),
-	      "prom.render.hist_le1");
-	CHECK(has_line(tb.buf, "iomapdirty_dirty_blocks_per_folio_bucket{le=\"3\"} 2"),
-	      "prom.render.hist_le3");
-	CHECK(has_line(tb.buf, "iomapdirty_dirty_blocks_per_folio_bucket{le=\"7\"} 3"),
-	      "prom.render.hist_le7");
-	CHECK(has_line(tb.buf, "iomapdirty_dirty_blocks_per_folio_bucket{le=\"+Inf\"} 3"),
-	      "prom.render.hist_inf");
-	CHECK(has_line(tb.buf, "iomapdirty_dirty_blocks_per_folio_count 3"),
-	      "prom.render.hist_count");
-	CHECK(has_line(tb.buf, "iomapdirty_dirty_blocks_per_folio_sum 7"),
-	      "prom.render.hist_sum_from_totals");
-	/* ratio < 1 has no bound of its own: it is inside le="1" */
-	CHECK(has_line(tb.buf, "iomapdirty_folio_amplification_ratio_bucket{le=\"1\"} 3"),
-	      "prom.render.amp_le1_includes_below_one");
-	CHECK(has_line(tb.buf, "iomapdirty_folio_amplification_ratio_bucket{le=\"4\"} 3"),
-	      "prom.render.amp_le4");
-	CHECK(has_line(tb.buf, "iomapdirty_folio_amplification_ratio_bucket{le=\"8\"} 4"),
-	      "prom.render.amp_le8");
+	for (size_t i = 0; i < sizeof(want_lines) / sizeof(want_lines[0]); i++)
+		CHECK(has_line(tb.buf, want_lines[i]), "prom.render.line %s", want_lines[i]);
 	CHECK(!strstr(tb.buf, "iomapdirty_folio_amplification_ratio_sum"),
 	      "prom.render.amp_no_sum");
-	CHECK(has_line(tb.buf, "iomapdirty_folio_amplification_below_one_total 1"),
-	      "prom.render.amp_below_one");
-	CHECK(has_line(tb.buf, "iomapdirty_lost_total{reason=\"submit_without_folio\"} 2"),
-	      "prom.render.lost_reason");
 	/* no dirty bitmap in this plan: not measured, so not exported as 0 */
 	CHECK(!strstr(tb.buf, "iomapdirty_kernel_dirty_blocks_total"),
 	      "prom.render.bitmap_metric_absent_without_bitmap");
 	CHECK(!strstr(tb.buf, "iomapdirty_unexplained_blocks_total"),
 	      "prom.render.unexplained_absent_without_bitmap");
-	CHECK(has_line(tb.buf, "iomapdirty_per_block_dirty_tracking 0"),
-	      "prom.render.no_per_block_tracking");
 	CHECK(strstr(tb.buf, "accounting_level=\"full\"") != NULL,
 	      "prom.render.accounting_level");
 	CHECK(!strstr(tb.buf, "iomapdirty_file_"), "prom.render.no_files_by_default");
+	CHECK(!strstr(tb.buf, "whole_folio_dirty_events_total"),
+	      "prom.render.whole_dirty_absent_without_hook");
+	textbuf_free(&tb);
+
+	/* a whole-folio hook derived from the bitmap is no hook of its own */
+	plan.bitmap = BITMAP_IFS;
+	plan.hooks[HOOK_WHOLE_DIRTY].chosen = true;
+	plan.hooks[HOOK_WHOLE_DIRTY].mech = MECH_DERIVED;
+	textbuf_init(&tb, 1 << 20);
+	prom_render(&tb, &s, &c);
+	CHECK(!strstr(tb.buf, "whole_folio_dirty_events_total"),
+	      "prom.render.whole_dirty_absent_when_derived");
+	CHECK(strstr(tb.buf, "iomapdirty_kernel_dirty_blocks_total{") != NULL,
+	      "prom.render.bitmap_metric_present_with_bitmap");
+	plan.hooks[HOOK_WHOLE_DIRTY].mech = MECH_FENTRY;	/* needs no program row */
+	textbuf_reset(&tb);
+	prom_render(&tb, &s, &c);
+	CHECK(strstr(tb.buf, "iomapdirty_whole_folio_dirty_events_total{") != NULL,
+	      "prom.render.whole_dirty_present_with_hook");
 	textbuf_free(&tb);
 
 	/* a buffer limit below the body's size fails the render, not memory */
