@@ -170,8 +170,9 @@ enum measure {
 };
 
 /*
- * The per-filesystem counters: metric name, wa_stats field, what the plan
- * must measure, what the accounting level must record, help. A quantity
+ * The per-filesystem counters: metric name (the JSON field's, "_total"
+ * added), wa_stats field, what the plan must measure, what the accounting
+ * level must record, help. A quantity
  * the plan or the level cannot measure is left out (not exported as 0).
  */
 #define PROM_FS_COUNTERS(X) \
@@ -193,9 +194,9 @@ enum measure {
 	  "Blocks dirty at writeback, any cause (sum over folios written back)") \
 	X("dirty_bytes_total", dirty_bytes, M_ALWAYS, NEED_NOTHING, \
 	  "dirty_blocks_total in bytes") \
-	X("folios_written_back_total", folios, M_ALWAYS, NEED_NOTHING, \
+	X("folios_total", folios, M_ALWAYS, NEED_NOTHING, \
 	  "Folios written back") \
-	X("folios_written_back_bytes_total", folio_bytes, M_ALWAYS, NEED_NOTHING, \
+	X("folio_bytes_total", folio_bytes, M_ALWAYS, NEED_NOTHING, \
 	  "Sum of the sizes of the folios written back") \
 	X("folios_no_dirty_seen_total", folios_no_dirty_seen, M_ALWAYS, NEED_NOTHING, \
 	  "Folios written back with no dirtying seen (dirtied before attach)") \
@@ -291,14 +292,14 @@ static void render_fs(struct textbuf *tb, const struct snapshot *s,
 			textbuf_printf(tb, NS "%s{%s} %" PRIu64 "\n", fc->name, labels[i],
 				       stat_at(&s->fs[i].s, fc->offset));
 	}
-	family(tb, "block_size_bytes", "gauge",
+	family(tb, "block_bytes", "gauge",
 	       "Block size of the filesystem (of the last folio written back)");
 	for (int i = 0; i < s->nfs; i++)
-		textbuf_printf(tb, NS "block_size_bytes{%s} %llu\n", labels[i],
+		textbuf_printf(tb, NS "block_bytes{%s} %llu\n", labels[i],
 			       (unsigned long long)s->fs[i].s.block_bytes);
-	family(tb, "folio_max_bytes", "gauge", "Largest folio written back since attach");
+	family(tb, "max_folio_bytes", "gauge", "Largest folio written back since attach");
 	for (int i = 0; i < s->nfs; i++)
-		textbuf_printf(tb, NS "folio_max_bytes{%s} %llu\n", labels[i],
+		textbuf_printf(tb, NS "max_folio_bytes{%s} %llu\n", labels[i],
 			       (unsigned long long)s->fs[i].s.max_folio_bytes);
 }
 
@@ -352,7 +353,7 @@ static const char *const hist_help[NR_HISTS] = {
 		"the kernel keeps per-folio ratios only as bucket counts; the aggregate ratio "
 		"is the recording rule iomapdirty:folio_amplification:ratio_rate5m",
 	[HIST_FOLIO_BYTES] = "Size of each folio written back (log2 buckets); _sum is "
-		"folios_written_back_bytes_total summed over filesystems",
+		"folio_bytes_total summed over filesystems",
 };
 
 /*

@@ -202,7 +202,7 @@ check exporter.promql.dirty_blocks "$tot_blocks" \
 check exporter.promql.submitted_bytes "$tot_sub" \
 	"$(wait_promql "iomapdirty_submitted_bytes_total{$sel}" "$tot_sub")"
 check exporter.promql.folios_written_back "$tot_folios" \
-	"$(wait_promql "iomapdirty_folios_written_back_total{$sel}" "$tot_folios")"
+	"$(wait_promql "iomapdirty_folios_total{$sel}" "$tot_folios")"
 check exporter.promql.hist_count_is_folios "$tot_folios" \
 	"$(wait_promql 'iomapdirty_dirty_blocks_per_folio_count{job="iomapdirty"}' "$tot_folios")"
 check exporter.promql.hist_sum_is_dirty_blocks "$tot_blocks" \
