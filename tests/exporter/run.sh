@@ -92,7 +92,8 @@ check_match exporter.accounting_always_on_refused.message "not implemented yet" 
 port=$(free_port)
 "$IOMAPDIRTY" exporter --listen "127.0.0.1:$port" --mount /proc >/dev/null 2>"$work/proc.err"
 check exporter.not_iomap_target.exit 5 "$?"
-check_match exporter.not_iomap_target.reason "cannot attach" "$(cat "$work/proc.err")"
+check_match exporter.not_iomap_target.reason "does not use iomap buffered writeback" \
+	"$(cat "$work/proc.err")"
 if command -v setpriv >/dev/null; then
 	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
 		"$IOMAPDIRTY" exporter --listen "127.0.0.1:$port" --mount "$mnt" \
@@ -215,10 +216,17 @@ if compgen -G "$work/rules/*.yml" >/dev/null; then
 		jq '[.data.groups[].rules[] | select(.health == "ok")] | length')"
 	check exporter.recording.folio_amplification 1 \
 		"$(wait_promql "iomapdirty:folio_amplification:ratio_rate5m{$sel}" 1)"
+	# rate() extrapolates each series to the window's edges, and not
+	# below 0: near a series' start (here: 100 B, then 1024 B) the two
+	# series of a ratio are stretched differently, by up to a few tenths
+	# of a percent here. Exact values are checked on the counters above;
+	# this checks that the rule divides the right series, within 1%.
 	want_br=$(awk -v b="$want_blocks" -v a="$want_app" 'BEGIN { printf "%.6f", b * 1024 / a }')
 	got_br=$(promql "iomapdirty:block_rounding:ratio_rate5m{$sel}")
-	check exporter.recording.block_rounding "$want_br" \
-		"$(awk -v v="$got_br" 'BEGIN { printf "%.6f", v }')"
+	check exporter.recording.block_rounding "$want_br (within 1%)" \
+		"$(awk -v v="$got_br" -v w="$want_br" 'BEGIN {
+			d = (v - w) / w; if (d < 0) d = -d
+			if (d < 0.01) printf "%s (within 1%%)", w; else printf "%.6f", v }')"
 	check exporter.alert_not_firing "results:0" \
 		"$(promql 'ALERTS{alertname="IomapdirtyCleanBlocksWritten"}')"
 else
