@@ -64,7 +64,7 @@ check install.dashboard_json yes "$(jq -e '.panels | length > 0' \
 
 # the unit's capabilities are enough, and the smallest set: the installed
 # binary as root with only CapabilityBoundingSet attaches and counts
-# exactly; without CAP_PERFMON it is refused with exit 4
+# exactly; without CAP_PERFMON or without CAP_BPF it is refused (exit 4)
 caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$unit")
 bset=$(for c in $caps; do printf ',+%s' "$(tr 'A-Z' 'a-z' <<<"${c#CAP_}")"; done)
 check install.unit_caps "CAP_BPF CAP_PERFMON" "$caps"
@@ -94,6 +94,9 @@ if command -v setpriv >/dev/null; then
 	setpriv --bounding-set=-all,+bpf --inh-caps=-all "$dest$exec_path" exporter \
 		--mount "$mnt" --listen "127.0.0.1:$port" >/dev/null 2>"$work/noperf.err"
 	check install.without_perfmon_refused 4 "$?"
+	setpriv --bounding-set=-all,+perfmon --inh-caps=-all "$dest$exec_path" exporter \
+		--mount "$mnt" --listen "127.0.0.1:$port" >/dev/null 2>"$work/nobpf.err"
+	check install.without_bpf_refused 4 "$?"
 else
 	echo "SKIP install.unit_caps_attach: no setpriv"
 fi
