@@ -343,17 +343,21 @@ static bool bucket_le(enum hist_id h, unsigned int k, char *buf, size_t len)
 	return true;
 }
 
+/* see hist_sum() */
+#define SUM_LAG	" (exact when writeback is quiet; while a thread writes back, _sum " \
+	"can trail _count by its folios of the last 100 ms)"
+
 static const char *const hist_help[NR_HISTS] = {
 	[HIST_DIRTY_BLOCKS] = "Dirty blocks per folio at writeback (log2 buckets, include/buckets.h); "
-		"_sum is dirty_blocks_total summed over filesystems",
+		"_sum is dirty_blocks_total summed over filesystems" SUM_LAG,
 	[HIST_SUBMITTED_BLOCKS] = "Blocks submitted per folio (log2 buckets); _sum is "
-		"submitted_blocks_total summed over filesystems",
+		"submitted_blocks_total summed over filesystems" SUM_LAG,
 	[HIST_AMPLIFICATION] = "Submitted over dirty blocks per folio with dirty blocks (le=1 "
 		"includes ratios below 1, see folio_amplification_below_one_total). No _sum: "
 		"the kernel keeps per-folio ratios only as bucket counts; the aggregate ratio "
 		"is the recording rule iomapdirty:folio_amplification:ratio_rate5m",
 	[HIST_FOLIO_BYTES] = "Size of each folio written back (log2 buckets); _sum is "
-		"folio_bytes_total summed over filesystems",
+		"folio_bytes_total summed over filesystems" SUM_LAG,
 };
 
 /*
