@@ -161,89 +161,86 @@ static void family(struct textbuf *tb, const char *name, const char *type,
 		       name, help, name, type);
 }
 
-/* What a per-filesystem quantity needs from the plan and the level. */
-enum measure {
-	M_ALWAYS,	/* every plan */
-	M_BITMAP,	/* the kernel's per-block dirty bitmap */
-	M_OTHER,	/* a bitmap or the whole-folio hook: dirtying not by write(2) */
-	M_WHOLE,	/* the whole-folio dirtying hook */
-};
-
 /*
- * The per-filesystem counters: metric name (the JSON field's, "_total"
- * added), wa_stats field, what the plan must measure, what the accounting
- * level must record, help. A quantity
- * the plan or the level cannot measure is left out (not exported as 0).
+ * The per-filesystem metrics come from include/fields.h's list of
+ * struct wa_stats: a SUM field is the counter "<field>_total", a MAX or
+ * GAUGE field the gauge "<field>"; fields JSON never shows are not
+ * exported, and one JSON writes as null unless the plan measures it
+ * (IF_BITMAP, IF_WHOLE, IF_OTHER) is left out where it is not measured
+ * (rather than exported as 0). What only lives here: the HELP text, and
+ * what the accounting level must record.
  */
-#define PROM_FS_COUNTERS(X) \
-	X("app_bytes_total", app_bytes, M_ALWAYS, NEED_PAGE_RECORDS, \
-	  "Bytes applications wrote with write(2), counted when their folios were written back") \
-	X("write_calls_total", write_calls, M_ALWAYS, NEED_PAGE_RECORDS, \
-	  "write(2) calls, per folio written back: a call spanning k folios counts k times") \
-	X("app_dirty_blocks_total", app_dirty_blocks, M_ALWAYS, NEED_PAGE_RECORDS, \
-	  "Filesystem blocks touched by those writes, per folio written back") \
-	X("app_dirty_bytes_total", app_dirty_bytes, M_ALWAYS, NEED_PAGE_RECORDS, \
-	  "app_dirty_blocks_total in bytes (blocks times block size)") \
-	X("other_dirty_blocks_total", other_dirty_blocks, M_OTHER, NEED_NOTHING, \
-	  "Blocks dirty at writeback that no seen write(2) dirtied (mmap stores, dirtied before attach)") \
-	X("other_dirty_folios_total", other_dirty_folios, M_OTHER, NEED_NOTHING, \
-	  "Folios written back with other_dirty_blocks") \
-	X("whole_folio_dirty_events_total", whole_folio_dirty_events, M_WHOLE, NEED_NOTHING, \
-	  "Folios dirtied whole (iomap_dirty_folio, e.g. by mmap)") \
-	X("dirty_blocks_total", dirty_blocks, M_ALWAYS, NEED_NOTHING, \
-	  "Blocks dirty at writeback, any cause (sum over folios written back)") \
-	X("dirty_bytes_total", dirty_bytes, M_ALWAYS, NEED_NOTHING, \
-	  "dirty_blocks_total in bytes") \
-	X("folios_total", folios, M_ALWAYS, NEED_NOTHING, \
-	  "Folios written back") \
-	X("folio_bytes_total", folio_bytes, M_ALWAYS, NEED_NOTHING, \
-	  "Sum of the sizes of the folios written back") \
-	X("folios_no_dirty_seen_total", folios_no_dirty_seen, M_ALWAYS, NEED_NOTHING, \
-	  "Folios written back with no dirtying seen (dirtied before attach)") \
-	X("submitted_blocks_total", submitted_blocks, M_ALWAYS, NEED_NOTHING, \
-	  "Blocks writeback submitted to the device") \
-	X("submitted_bytes_total", submitted_bytes, M_ALWAYS, NEED_NOTHING, \
-	  "Bytes writeback submitted to the device") \
-	X("unseen_submitted_blocks_total", unseen_submitted_blocks, M_ALWAYS, NEED_NOTHING, \
-	  "Submitted blocks of folios with no dirtying seen (left out of the amplification ratio)") \
-	X("kernel_dirty_blocks_total", kernel_dirty_blocks, M_BITMAP, NEED_NOTHING, \
-	  "Blocks the kernel's per-block dirty bitmap marked dirty at writeback") \
-	X("bitmap_folios_total", bitmap_folios, M_BITMAP, NEED_NOTHING, \
-	  "Folios whose dirty bitmap was read at writeback") \
-	X("hole_bytes_total", hole_bytes, M_ALWAYS, NEED_NOTHING, \
-	  "Dirty bytes mapped to holes at writeback") \
-	X("violation_blocks_total", violation_blocks, M_ALWAYS, NEED_NOTHING, \
-	  "VIOLATION: clean blocks submitted to the device (dirty by no cause seen); 0 on a correct kernel") \
-	X("violation_folios_total", violation_folios, M_ALWAYS, NEED_NOTHING, \
-	  "VIOLATION: folios that submitted clean blocks") \
-	X("unexplained_blocks_total", unexplained_blocks, M_BITMAP, NEED_NOTHING, \
-	  "Submitted blocks dirty only in the kernel's bitmap, by no write or whole-folio dirtying seen") \
-	X("unchecked_blocks_total", unchecked_blocks, M_ALWAYS, NEED_NOTHING, \
-	  "Submitted blocks that could not be checked (dirtied before attach, no per-block offsets)")
+#define FIELD_ID(name, unit, merge, json)	PF_##name,
+enum prom_field { WA_STATS_FIELDS(FIELD_ID) NR_PROM_FIELDS };
+#undef FIELD_ID
 
-struct fs_counter {
-	const char *name;
+struct fs_metric {
+	const char *field;
+	const char *unit;
 	size_t offset;
-	enum measure measure;
-	enum accounting_need need;
-	const char *help;
+	enum wa_merge merge;
+	enum wa_json json;
 };
 
-static const struct fs_counter fs_counters[] = {
-#define FS_COUNTER(name, field, measure, need, help) \
-	{ name, offsetof(struct wa_stats, field), measure, need, help },
-	PROM_FS_COUNTERS(FS_COUNTER)
-#undef FS_COUNTER
+static const struct fs_metric fs_metrics[NR_PROM_FIELDS] = {
+#define FS_METRIC(name, unit, merge, json) \
+	{ #name, unit, offsetof(struct wa_stats, name), WA_##merge, WA_##json },
+	WA_STATS_FIELDS(FS_METRIC)
+#undef FS_METRIC
 };
 
-static bool plan_measures(const struct plan *p, enum measure m)
+static const char *const field_help[NR_PROM_FIELDS] = {
+	[PF_app_bytes] = "Bytes applications wrote with write(2), counted when their folios "
+		"were written back",
+	[PF_write_calls] = "write(2) calls, per folio written back: a call spanning k folios "
+		"counts k times",
+	[PF_app_dirty_blocks] = "Filesystem blocks touched by those writes, per folio written back",
+	[PF_app_dirty_bytes] = "app_dirty_blocks_total in bytes (blocks times block size)",
+	[PF_other_dirty_blocks] = "Blocks dirty at writeback that no seen write(2) dirtied "
+		"(mmap stores, dirtied before attach)",
+	[PF_other_dirty_folios] = "Folios written back with other_dirty_blocks",
+	[PF_whole_folio_dirty_events] = "Folios dirtied whole (iomap_dirty_folio, e.g. by mmap)",
+	[PF_dirty_blocks] = "Blocks dirty at writeback, any cause (sum over folios written back)",
+	[PF_dirty_bytes] = "dirty_blocks_total in bytes",
+	[PF_folios] = "Folios written back",
+	[PF_folios_no_dirty_seen] = "Folios written back with no dirtying seen (dirtied before attach)",
+	[PF_folio_bytes] = "Sum of the sizes of the folios written back",
+	[PF_max_folio_bytes] = "Largest folio written back since attach",
+	[PF_block_bytes] = "Block size of the filesystem (of the last folio written back)",
+	[PF_submitted_blocks] = "Blocks writeback submitted to the device",
+	[PF_submitted_bytes] = "Bytes writeback submitted to the device",
+	[PF_unseen_submitted_blocks] = "Submitted blocks of folios with no dirtying seen (left "
+		"out of the amplification ratio)",
+	[PF_hole_bytes] = "Dirty bytes mapped to holes at writeback",
+	[PF_violation_blocks] = "VIOLATION: clean blocks submitted to the device (dirty by no "
+		"cause seen); 0 on a correct kernel",
+	[PF_violation_folios] = "VIOLATION: folios that submitted clean blocks",
+	[PF_unexplained_blocks] = "Submitted blocks dirty only in the kernel's bitmap, by no write "
+		"or whole-folio dirtying seen",
+	[PF_unchecked_blocks] = "Submitted blocks that could not be checked (dirtied before "
+		"attach, no per-block offsets)",
+	[PF_kernel_dirty_blocks] = "Blocks the kernel's per-block dirty bitmap marked dirty at "
+		"writeback",
+	[PF_bitmap_folios] = "Folios whose dirty bitmap was read at writeback",
+};
+
+/* What a lighter accounting level may not record (default: NEED_NOTHING). */
+static const enum accounting_need field_need[NR_PROM_FIELDS] = {
+	[PF_app_bytes] = NEED_PAGE_RECORDS,
+	[PF_write_calls] = NEED_PAGE_RECORDS,
+	[PF_app_dirty_blocks] = NEED_PAGE_RECORDS,
+	[PF_app_dirty_bytes] = NEED_PAGE_RECORDS,
+};
+
+static bool plan_measures(const struct plan *p, enum wa_json j)
 {
 	bool bitmap = plan_has_bitmap(p), whole = plan_hooks_whole_dirty(p);
 
-	switch (m) {
-	case M_BITMAP: return bitmap;
-	case M_WHOLE: return whole;
-	case M_OTHER: return bitmap || whole;
+	switch (j) {
+	case WA_IF_BITMAP: return bitmap;
+	case WA_IF_WHOLE: return whole;
+	case WA_IF_OTHER: return bitmap || whole;
+	case WA_NEVER: return false;
 	default: return true;
 	}
 }
@@ -281,26 +278,21 @@ static char **fs_labels(const struct snapshot *s, const struct prom_ctx *c)
 static void render_fs(struct textbuf *tb, const struct snapshot *s,
 		      const struct prom_ctx *c, char **labels)
 {
-	for (size_t m = 0; m < sizeof(fs_counters) / sizeof(fs_counters[0]); m++) {
-		const struct fs_counter *fc = &fs_counters[m];
+	for (int m = 0; m < NR_PROM_FIELDS; m++) {
+		const struct fs_metric *fm = &fs_metrics[m];
+		bool counter = fm->merge == WA_SUM;
+		char name[64];
 
-		if (!plan_measures(c->plan, fc->measure) ||
-		    !accounting_measures(c->level, fc->need))
+		if (!plan_measures(c->plan, fm->json) ||
+		    !accounting_measures(c->level, field_need[m]))
 			continue;
-		family(tb, fc->name, "counter", fc->help);
+		snprintf(name, sizeof(name), "%s%s", fm->field, counter ? "_total" : "");
+		family(tb, name, counter ? "counter" : "gauge",
+		       field_help[m] ? field_help[m] : fm->unit);
 		for (int i = 0; i < s->nfs; i++)
-			textbuf_printf(tb, NS "%s{%s} %" PRIu64 "\n", fc->name, labels[i],
-				       stat_at(&s->fs[i].s, fc->offset));
+			textbuf_printf(tb, NS "%s{%s} %" PRIu64 "\n", name, labels[i],
+				       stat_at(&s->fs[i].s, fm->offset));
 	}
-	family(tb, "block_bytes", "gauge",
-	       "Block size of the filesystem (of the last folio written back)");
-	for (int i = 0; i < s->nfs; i++)
-		textbuf_printf(tb, NS "block_bytes{%s} %llu\n", labels[i],
-			       (unsigned long long)s->fs[i].s.block_bytes);
-	family(tb, "max_folio_bytes", "gauge", "Largest folio written back since attach");
-	for (int i = 0; i < s->nfs; i++)
-		textbuf_printf(tb, NS "max_folio_bytes{%s} %llu\n", labels[i],
-			       (unsigned long long)s->fs[i].s.max_folio_bytes);
 }
 
 /* ------------------------------------------------------------ histograms */

@@ -125,6 +125,39 @@ static void render_fixture(void)
 	textbuf_free(&tb);
 }
 
+/*
+ * Every statistic of include/fields.h that JSON shows is exported, as
+ * "<field>_total" for a summed one, with a HELP text of its own (not its
+ * bare unit): adding a field to the list without describing it fails here.
+ */
+static void every_field_exported(void)
+{
+	struct fs_entry fs = { .dev = 7u << 20 };
+	struct plan plan = { .family = 'd', .family_desc = "x", .bitmap = BITMAP_IFS };
+	struct snapshot s = { .fs = &fs, .nfs = 1 };
+	struct prom_ctx c = { .plan = &plan, .fs_lookup = fake_fs };
+	struct textbuf tb;
+
+	plan.hooks[HOOK_WHOLE_DIRTY].chosen = true;
+	plan.hooks[HOOK_WHOLE_DIRTY].mech = MECH_FENTRY;	/* needs no program row */
+	textbuf_init(&tb, 1 << 20);
+	prom_render(&tb, &s, &c);
+#define FIELD_EXPORTED(name, unit, merge, json) do {				\
+	char help[128], bare[256];						\
+	const char *sfx = WA_##merge == WA_SUM ? "_total" : "";			\
+										\
+	if (WA_##json == WA_NEVER)						\
+		break;								\
+	snprintf(help, sizeof(help), "\n# HELP iomapdirty_%s%s ", #name, sfx);	\
+	snprintf(bare, sizeof(bare), "%s%s\n", help, unit);			\
+	CHECK(strstr(tb.buf, help) && !strstr(tb.buf, bare),			\
+	      "prom.field_exported_with_help %s%s", #name, sfx);		\
+} while (0);
+	WA_STATS_FIELDS(FIELD_EXPORTED)
+#undef FIELD_EXPORTED
+	textbuf_free(&tb);
+}
+
 int main(void)
 {
 	check_escape("/mnt/data", "/mnt/data", "plain");
@@ -142,5 +175,6 @@ int main(void)
 	check_escape("a\tb\r", "a\\\\011b\\\\015", "controls");
 	check_escape("\xc2\x85", "\\\\302\\\\205", "c1_control");
 	render_fixture();
+	every_field_exported();
 	UNIT_EXIT();
 }
