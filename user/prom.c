@@ -170,24 +170,10 @@ static void family(struct textbuf *tb, const char *name, const char *type,
  * (rather than exported as 0). What only lives here: the HELP text, and
  * what the accounting level must record.
  */
+/* Each field's index in wa_stats_fields[] (snapshot.h): the same list. */
 #define FIELD_ID(name, unit, merge, json)	PF_##name,
 enum prom_field { WA_STATS_FIELDS(FIELD_ID) NR_PROM_FIELDS };
 #undef FIELD_ID
-
-struct fs_metric {
-	const char *field;
-	const char *unit;
-	size_t offset;
-	enum wa_merge merge;
-	enum wa_json json;
-};
-
-static const struct fs_metric fs_metrics[NR_PROM_FIELDS] = {
-#define FS_METRIC(name, unit, merge, json) \
-	{ #name, unit, offsetof(struct wa_stats, name), WA_##merge, WA_##json },
-	WA_STATS_FIELDS(FS_METRIC)
-#undef FS_METRIC
-};
 
 static const char *const field_help[NR_PROM_FIELDS] = {
 	[PF_app_bytes] = "Bytes applications wrote with write(2), counted when their folios "
@@ -245,11 +231,6 @@ static bool plan_measures(const struct plan *p, enum wa_json j)
 	}
 }
 
-static uint64_t stat_at(const struct wa_stats *s, size_t offset)
-{
-	return *(const uint64_t *)((const char *)s + offset);
-}
-
 /* dev, mountpoint, fstype of each filesystem, rendered once per scrape */
 static char **fs_labels(const struct snapshot *s, const struct prom_ctx *c)
 {
@@ -279,19 +260,19 @@ static void render_fs(struct textbuf *tb, const struct snapshot *s,
 		      const struct prom_ctx *c, char **labels)
 {
 	for (int m = 0; m < NR_PROM_FIELDS; m++) {
-		const struct fs_metric *fm = &fs_metrics[m];
+		const struct wa_field *fm = &wa_stats_fields[m];
 		bool counter = fm->merge == WA_SUM;
 		char name[64];
 
 		if (!plan_measures(c->plan, fm->json) ||
 		    !accounting_measures(c->level, field_need[m]))
 			continue;
-		snprintf(name, sizeof(name), "%s%s", fm->field, counter ? "_total" : "");
+		snprintf(name, sizeof(name), "%s%s", fm->name, counter ? "_total" : "");
 		family(tb, name, counter ? "counter" : "gauge",
 		       field_help[m] ? field_help[m] : fm->unit);
 		for (int i = 0; i < s->nfs; i++)
 			textbuf_printf(tb, NS "%s{%s} %" PRIu64 "\n", name, labels[i],
-				       stat_at(&s->fs[i].s, fm->offset));
+				       wa_field_get(&s->fs[i].s, fm));
 	}
 }
 
