@@ -13,7 +13,9 @@ ARCH := $(shell uname -m | sed 's/x86_64/x86/' | sed 's/aarch64/arm64/')
 CFLAGS ?= -g -O2
 CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11
 INCLUDES := -I$(OUTPUT) -Iinclude -Iuser
-LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lncursesw
+# libmicrohttpd: the exporter's HTTP server (user/cmd_exporter.c)
+LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lncursesw \
+	$(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd) -lpthread
 # vmlinux.h of the target architecture (kprobes read that arch's pt_regs)
 VMLINUX_DIR ?= vmlinux
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall \
@@ -32,8 +34,9 @@ USER_OBJS := $(patsubst user/%.c,$(OUTPUT)/%.o,$(USER_SRCS))
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
 
 .DELETE_ON_ERROR:
-.PHONY: all clean check unit unit-bins e2e-bins demo deps vmcheck vmcheck-all static static-ppc64le mutants asan fuzz fuzz-bins
-all: iomapdirty
+.PHONY: all clean check unit unit-bins e2e-bins demo deps vmcheck vmcheck-all static \
+	static-ppc64le mutants asan fuzz fuzz-bins install uninstall
+all: iomapdirty $(OUTPUT)/iomapdirty.8
 
 $(OUTPUT) $(OUTPUT)/tests:
 	$(Q)mkdir -p $@
@@ -96,7 +99,16 @@ WORKLOAD_STATIC ?= tests/e2e/workload.static
 
 static: $(IOMAPDIRTY_STATIC) $(WORKLOAD_STATIC)
 
-$(IOMAPDIRTY_STATIC): $(OUTPUT)/main.o $(USER_OBJS)
+# The lab runs no exporter, and a static libmicrohttpd drags in gnutls:
+# the static binary has a stand-in exporter command that says so.
+STATIC_OBJS := $(filter-out $(OUTPUT)/cmd_exporter.o,$(USER_OBJS)) \
+	$(OUTPUT)/exporter_absent.o
+
+$(OUTPUT)/exporter_absent.o: user/static/exporter_absent.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -c $< -o $@
+
+$(IOMAPDIRTY_STATIC): $(OUTPUT)/main.o $(STATIC_OBJS)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) -static $^ $(STATIC_LIBS) -o $@
 
@@ -212,6 +224,49 @@ vmcheck: deps
 
 vmcheck-all:
 	$(Q)$(MAKE) vmcheck VMCHECK_KERNELS="$(VMCHECK_ALL)"
+
+# The manual page is docs/iomapdirty.md turned into troff (one text).
+$(OUTPUT)/iomapdirty.8: docs/iomapdirty.md scripts/md2man.awk user/version.h | $(OUTPUT)
+	$(call msg,MAN,$@)
+	$(Q)awk -v version=$$(sed -n 's/.*IOMAPDIRTY_VERSION[[:space:]]*"\(.*\)"/\1/p' user/version.h) \
+		-v date=$$(date -u -d @$$(git log -1 --format=%ct 2>/dev/null || date +%s) +%F) \
+		-f scripts/md2man.awk $< >$@
+
+# `make install` (PREFIX, DESTDIR): the binary, iomapdirty(8), the
+# exporter's systemd unit, the Prometheus rules and the Grafana dashboard
+# (docs/fleet.md). systemd looks for units in /usr/local/lib/systemd/system
+# too; packagers set UNITDIR=/lib/systemd/system.
+PREFIX ?= /usr/local
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+DATADIR ?= $(PREFIX)/share/iomapdirty
+DOCDIR ?= $(PREFIX)/share/doc/iomapdirty
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+UNIT := iomapdirty-exporter.service
+INSTALLED := $(SBINDIR)/iomapdirty $(MANDIR)/man8/iomapdirty.8 $(UNITDIR)/$(UNIT) \
+	$(DATADIR)/prometheus/iomapdirty-rules.yml \
+	$(DATADIR)/prometheus/iomapdirty-rules_test.yml \
+	$(DATADIR)/grafana/iomapdirty-dashboard.json \
+	$(DOCDIR)/metrics.md $(DOCDIR)/fleet.md
+
+install: iomapdirty $(OUTPUT)/iomapdirty.8
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(UNITDIR) \
+		$(DESTDIR)$(DATADIR)/prometheus $(DESTDIR)$(DATADIR)/grafana $(DESTDIR)$(DOCDIR)
+	$(Q)install -m 0755 iomapdirty $(DESTDIR)$(SBINDIR)/iomapdirty
+	$(Q)install -m 0644 $(OUTPUT)/iomapdirty.8 $(DESTDIR)$(MANDIR)/man8/iomapdirty.8
+	$(Q)sed 's|@BINDIR@|$(SBINDIR)|g' deploy/systemd/$(UNIT).in >$(OUTPUT)/$(UNIT)
+	$(Q)install -m 0644 $(OUTPUT)/$(UNIT) $(DESTDIR)$(UNITDIR)/$(UNIT)
+	$(Q)install -m 0644 deploy/prometheus/iomapdirty-rules.yml \
+		deploy/prometheus/iomapdirty-rules_test.yml $(DESTDIR)$(DATADIR)/prometheus/
+	$(Q)install -m 0644 deploy/grafana/iomapdirty-dashboard.json $(DESTDIR)$(DATADIR)/grafana/
+	$(Q)install -m 0644 docs/metrics.md docs/fleet.md $(DESTDIR)$(DOCDIR)/
+
+uninstall:
+	$(call msg,UNINSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	$(Q)for d in $(DATADIR)/prometheus $(DATADIR)/grafana $(DATADIR) $(DOCDIR); do \
+		rmdir $(DESTDIR)$$d 2>/dev/null || true; done
 
 clean:
 	$(call msg,CLEAN)

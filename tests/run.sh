@@ -78,6 +78,9 @@ suite cli tests/cli/run_cli.sh
 suite asan-unit tests/sanitized.sh unit
 suite asan-cli tests/sanitized.sh cli
 suite fuzz tests/fuzz/run.sh 12 .output-fuzz/fuzz_*
+# the Prometheus exporter, scraped by a real Prometheus server
+suite exporter tests/exporter/run.sh
+suite exporter-install tests/exporter/install.sh
 [ "${VMCHECK:-0}" = 1 ] && suite vm tests/vm/vmcheck.sh
 
 left=$(comm -13 <(printf '%s\n' "$mounts_before") <(xfsloop_mounts) | grep . | tr '\n' ' ')

@@ -33,13 +33,18 @@ struct command {
 	 */
 	struct session_opts *session;
 	struct sampling *sampling;
+	/*
+	 * NULL, or what must hold before the session attaches anything, with
+	 * the parsed args (the exporter's listening socket): an exit code.
+	 */
+	int (*prepare)(void *args);
 	int (*run)(struct session *s, void *args);
 	/* 0, or the status every failure exits with (verify: 2) */
 	int error_status;
 };
 
 extern const struct command probes_command, hist_command, top_command,
-	run_command, verify_command;
+	run_command, verify_command, exporter_command;
 
 /* --mount, --dev, --pid, --comm, --mode, --max-pages, --shared */
 extern const struct argp filter_argp;

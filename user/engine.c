@@ -266,6 +266,16 @@ static int check_memory(struct engine *e, uint32_t max_pages, char *err, size_t 
 int engine_open(struct engine *e, const struct plan *p,
 		const struct engine_opts *o, char *err, size_t errlen)
 {
+	/*
+	 * CO-RE relocations against vmlinux's BTF only. The flavors a kernel
+	 * lacks (iomap_page___rfc on mainline, folio___v61 after 6.1) would
+	 * otherwise send libbpf through every module's BTF, and listing BTF
+	 * objects (BPF_BTF_GET_NEXT_ID) takes CAP_SYS_ADMIN: with this, CAP_BPF
+	 * and CAP_PERFMON are enough (the exporter's unit). No relocated type
+	 * lives in a module: iomap and the page cache are core kernel.
+	 */
+	LIBBPF_OPTS(bpf_object_open_opts, core_opts,
+		.btf_custom_path = "/sys/kernel/btf/vmlinux");
 	uint32_t max_pages = o->max_pages ? o->max_pages : DEFAULT_MAX_PAGES;
 	int ret;
 
@@ -278,7 +288,7 @@ int engine_open(struct engine *e, const struct plan *p,
 		return -EINVAL;
 	}
 	e->percpu = calloc(e->ncpus, sizeof(uint64_t));
-	e->skel = iomapdirty_bpf__open();
+	e->skel = iomapdirty_bpf__open_opts(&core_opts);
 	if (!e->percpu || !e->skel) {
 		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(errno));
 		ret = -errno;

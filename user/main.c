@@ -12,12 +12,12 @@
 #include "commands.h"
 #include "exitcodes.h"
 #include "report.h"
-
-#define IOMAPDIRTY_VERSION	"0.1.0"
+#include "version.h"
 
 /* The commands, in the order `iomapdirty --help` lists them. */
 static const struct command *const commands[] = {
 	&probes_command, &hist_command, &top_command, &run_command, &verify_command,
+	&exporter_command,
 };
 
 #define NR_COMMANDS	(sizeof(commands) / sizeof(commands[0]))
@@ -26,11 +26,12 @@ static void usage(FILE *out)
 {
 	fprintf(out, "usage: iomapdirty COMMAND [OPTIONS]\n\ncommands:\n");
 	for (size_t i = 0; i < NR_COMMANDS; i++)
-		fprintf(out, "  %-8s %s\n", commands[i]->name, commands[i]->help);
+		fprintf(out, "  %-9s %s\n", commands[i]->name, commands[i]->help);
 	fprintf(out, "\n`iomapdirty COMMAND --help` for its options. Exit codes: 0 ok, "
 		"1 verify found violations,\n2 usage, 3 unsupported kernel, "
 		"4 no privilege, 5 bad target, 6 runtime failure, 7 another instance\n"
-		"running; run exits with its command's status (127: not started).\n");
+		"running (exporter: or its port is taken); run exits with its command's\n"
+		"status (127: not started).\n");
 }
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
@@ -101,6 +102,8 @@ static int command_main(const struct command *c, int argc, char **argv)
 		argp_err_exit_status = c->error_status;
 	if (parse_options(c, argc, argv))
 		return c->error_status ? c->error_status : EXIT_USAGE;
+	if (c->prepare && (ret = c->prepare(c->args)))
+		return ret;
 	if (!c->session)
 		return c->run(NULL, c->args);
 	session_install_signals();	/* before top's newterm: ncurses keeps ours */

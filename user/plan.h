@@ -60,5 +60,8 @@ const char *plan_mech_name(enum mechanism mech);
 const char *plan_mech_detail(const struct hook_plan *h);
 void plan_print_text(const struct plan *p, FILE *out);
 void plan_write_json(const struct plan *p, struct json *j);
+/* The kernel's per-block dirty state the plan reads: "iomap_folio_state",
+ * "iomap_page.state" (RFCv4) or "none". */
+const char *plan_bitmap_name(const struct plan *p);
 
 #endif

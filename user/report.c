@@ -212,12 +212,12 @@ void report_text(FILE *out, const char *title, const struct snapshot *d,
 /* ------------------------------------------------------------- JSON */
 
 /* What the plan can measure: a field it cannot is written as null. */
-static bool plan_has_bitmap(const struct plan *p)
+bool plan_has_bitmap(const struct plan *p)
 {
 	return !p || p->bitmap != BITMAP_NONE;
 }
 
-static bool plan_hooks_whole_dirty(const struct plan *p)
+bool plan_hooks_whole_dirty(const struct plan *p)
 {
 	return !p || (p->hooks[HOOK_WHOLE_DIRTY].chosen &&
 		      p->hooks[HOOK_WHOLE_DIRTY].mech != MECH_DERIVED);

@@ -51,6 +51,10 @@ void hist_write_json(struct json *j, enum hist_id h, const uint64_t *counts);
  * whole-folio hook) is written as null instead of a 0.
  */
 void stats_write_json(struct json *j, const struct wa_stats *s, const struct plan *p);
+/* What the plan (NULL: any) measures: the kernel's dirty bitmap, a
+ * whole-folio dirtying hook of its own (JSON nulls, absent metrics). */
+bool plan_has_bitmap(const struct plan *p);
+bool plan_hooks_whole_dirty(const struct plan *p);
 /* "losses": { counter: n, ... } for every loss counter. */
 void report_losses_json(struct json *j, const struct snapshot *d);
 

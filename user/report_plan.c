@@ -40,6 +40,12 @@ void plan_print_text(const struct plan *p, FILE *out)
 		fprintf(out, "error: %s\n", p->error);
 }
 
+const char *plan_bitmap_name(const struct plan *p)
+{
+	return p->bitmap == BITMAP_IFS ? "iomap_folio_state" :
+	       p->bitmap == BITMAP_IOP_STATE ? "iomap_page.state" : "none";
+}
+
 void plan_write_json(const struct plan *p, struct json *j)
 {
 	char fam[2] = { p->family, 0 };
@@ -47,8 +53,7 @@ void plan_write_json(const struct plan *p, struct json *j)
 	json_object_begin(j);
 	json_kv_string(j, "family", fam);
 	json_kv_string(j, "family_description", p->family_desc);
-	json_kv_string(j, "dirty_bitmap", p->bitmap == BITMAP_IFS ? "iomap_folio_state" :
-		       p->bitmap == BITMAP_IOP_STATE ? "iomap_page.state" : "none");
+	json_kv_string(j, "dirty_bitmap", plan_bitmap_name(p));
 	json_kv_string(j, "mode", plan_mode_name(p->mode));
 	json_kv_bool(j, "ok", p->ok);
 	if (!p->ok)

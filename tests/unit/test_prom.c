@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The Prometheus text renderer (prom.c): label escaping against strings
+ * written out by hand from the exposition format's rules, and a fixed
+ * snapshot whose expected lines are computed here from the bucket rules
+ * in buckets.h' comment (bucket k of a log2 histogram holds
+ * [2^(k-1), 2^k - 1]).
+ */
+#include <stdlib.h>
+#include "prom.h"
+#include "unit.h"
+
+static void check_escape(const char *in, const char *want, const char *name)
+{
+	char buf[256];
+	size_t n = prom_escape_label(in, buf, sizeof(buf));
+
+	CHECK_STR(buf, want, "prom.escape.%s", name);
+	CHECK_U64(n, strlen(want), "prom.escape.%s.length", name);
+}
+
+static bool fake_fs(uint32_t dev, struct fsinfo *fi)
+{
+	memset(fi, 0, sizeof(*fi));
+	snprintf(fi->mount, sizeof(fi->mount), "/mnt/a\"b\\c");
+	snprintf(fi->fstype, sizeof(fi->fstype), "xfs");
+	return true;
+}
+
+static bool has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+
+	for (const char *p = text; (p = strstr(p, line)); p++)
+		if ((p == text || p[-1] == '\n') && p[n] == '\n')
+			return true;
+	return false;
+}
+
+/* Lines the fixture below must render, computed from its counts by hand. */
+static const char *const want_lines[] = {
+	/* dirty blocks 1, 2, 4: buckets 1, 2, 3, cumulative at le = 2^k - 1 */
+	"iomapdirty_dirty_blocks_per_folio_bucket{le=\"0\"} 0",
+	"iomapdirty_dirty_blocks_per_folio_bucket{le=\"1\"} 1",
+	"iomapdirty_dirty_blocks_per_folio_bucket{le=\"3\"} 2",
+	"iomapdirty_dirty_blocks_per_folio_bucket{le=\"7\"} 3",
+	"iomapdirty_dirty_blocks_per_folio_bucket{le=\"+Inf\"} 3",
+	"iomapdirty_dirty_blocks_per_folio_count 3",
+	"iomapdirty_dirty_blocks_per_folio_sum 7",	/* dirty_blocks_total */
+	/* amplification: ratio < 1 has no bound of its own, it is in le="1" */
+	"iomapdirty_folio_amplification_ratio_bucket{le=\"1\"} 3",
+	"iomapdirty_folio_amplification_ratio_bucket{le=\"4\"} 3",
+	"iomapdirty_folio_amplification_ratio_bucket{le=\"8\"} 4",
+	"iomapdirty_folio_amplification_below_one_total 1",
+	"iomapdirty_lost_total{reason=\"submit_without_folio\"} 2",
+	"iomapdirty_per_block_dirty_tracking 0",
+};
+
+static void render_fixture(void)
+{
+	struct fs_entry fs = { .dev = (7u << 20) | 3 };
+	struct plan plan = { .family = 'b', .family_desc = "test", .bitmap = BITMAP_NONE };
+	struct snapshot s = { .fs = &fs, .nfs = 1 };
+	struct prom_ctx c = { .plan = &plan, .fs_lookup = fake_fs, .version = "9.9" };
+	struct textbuf tb;
+	const char *lbl = "{dev=\"7:3\",mountpoint=\"/mnt/a\\\"b\\\\c\",fstype=\"xfs\"}";
+	char line[512];
+
+	fs.s.app_bytes = 5100;
+	fs.s.dirty_blocks = 7;
+	fs.s.submitted_bytes = 7168;
+	fs.s.folio_bytes = 3 * 4096;
+	/* three folios: 1, 2 and 4 dirty blocks: buckets 1, 2 and 3 */
+	s.hists[HIST_DIRTY_BLOCKS][1] = 1;
+	s.hists[HIST_DIRTY_BLOCKS][2] = 1;
+	s.hists[HIST_DIRTY_BLOCKS][3] = 1;
+	/* amplification: one folio below 1, two at exactly 1, one in (4, 8] */
+	s.hists[HIST_AMPLIFICATION][0] = 1;
+	s.hists[HIST_AMPLIFICATION][1] = 2;
+	s.hists[HIST_AMPLIFICATION][4] = 1;
+	s.counters[CNT_SUBMIT_WITHOUT_FOLIO] = 2;
+	textbuf_init(&tb, 1 << 20);
+	CHECK(prom_render(&tb, &s, &c), "prom.render.ok");
+	snprintf(line, sizeof(line), "iomapdirty_app_bytes_total%s 5100", lbl);
+	CHECK(has_line(tb.buf, line), "prom.render.app_bytes_escaped_labels");
+	snprintf(line, sizeof(line), "iomapdirty_submitted_bytes_total%s 7168", lbl);
+	CHECK(has_line(tb.buf, line), "prom.render.submitted_bytes");
+	for (size_t i = 0; i < sizeof(want_lines) / sizeof(want_lines[0]); i++)
+		CHECK(has_line(tb.buf, want_lines[i]), "prom.render.line %s", want_lines[i]);
+	CHECK(!strstr(tb.buf, "iomapdirty_folio_amplification_ratio_sum"),
+	      "prom.render.amp_no_sum");
+	/* no dirty bitmap in this plan: not measured, so not exported as 0 */
+	CHECK(!strstr(tb.buf, "iomapdirty_kernel_dirty_blocks_total"),
+	      "prom.render.bitmap_metric_absent_without_bitmap");
+	CHECK(!strstr(tb.buf, "iomapdirty_unexplained_blocks_total"),
+	      "prom.render.unexplained_absent_without_bitmap");
+	CHECK(strstr(tb.buf, "accounting_level=\"full\"") != NULL,
+	      "prom.render.accounting_level");
+	CHECK(!strstr(tb.buf, "iomapdirty_file_"), "prom.render.no_files_by_default");
+	CHECK(!strstr(tb.buf, "whole_folio_dirty_events_total"),
+	      "prom.render.whole_dirty_absent_without_hook");
+	textbuf_free(&tb);
+
+	/* a whole-folio hook derived from the bitmap is no hook of its own */
+	plan.bitmap = BITMAP_IFS;
+	plan.hooks[HOOK_WHOLE_DIRTY].chosen = true;
+	plan.hooks[HOOK_WHOLE_DIRTY].mech = MECH_DERIVED;
+	textbuf_init(&tb, 1 << 20);
+	prom_render(&tb, &s, &c);
+	CHECK(!strstr(tb.buf, "whole_folio_dirty_events_total"),
+	      "prom.render.whole_dirty_absent_when_derived");
+	CHECK(strstr(tb.buf, "iomapdirty_kernel_dirty_blocks_total{") != NULL,
+	      "prom.render.bitmap_metric_present_with_bitmap");
+	plan.hooks[HOOK_WHOLE_DIRTY].mech = MECH_FENTRY;	/* needs no program row */
+	textbuf_reset(&tb);
+	prom_render(&tb, &s, &c);
+	CHECK(strstr(tb.buf, "iomapdirty_whole_folio_dirty_events_total{") != NULL,
+	      "prom.render.whole_dirty_present_with_hook");
+	textbuf_free(&tb);
+
+	/* a buffer limit below the body's size fails the render, not memory */
+	textbuf_init(&tb, 4096);
+	CHECK(!prom_render(&tb, &s, &c), "prom.render.limit_enforced");
+	CHECK(tb.cap <= 4096, "prom.render.limit_bounds_memory");
+	textbuf_free(&tb);
+}
+
+/*
+ * Every statistic of include/fields.h that JSON shows is exported, as
+ * "<field>_total" for a summed one, with a HELP text of its own (not its
+ * bare unit): adding a field to the list without describing it fails here.
+ */
+static void every_field_exported(void)
+{
+	struct fs_entry fs = { .dev = 7u << 20 };
+	struct plan plan = { .family = 'd', .family_desc = "x", .bitmap = BITMAP_IFS };
+	struct snapshot s = { .fs = &fs, .nfs = 1 };
+	struct prom_ctx c = { .plan = &plan, .fs_lookup = fake_fs };
+	struct textbuf tb;
+
+	plan.hooks[HOOK_WHOLE_DIRTY].chosen = true;
+	plan.hooks[HOOK_WHOLE_DIRTY].mech = MECH_FENTRY;	/* needs no program row */
+	textbuf_init(&tb, 1 << 20);
+	prom_render(&tb, &s, &c);
+#define FIELD_EXPORTED(name, unit, merge, json) do {				\
+	char help[128], bare[256];						\
+	const char *sfx = WA_##merge == WA_SUM ? "_total" : "";			\
+										\
+	if (WA_##json == WA_NEVER)						\
+		break;								\
+	snprintf(help, sizeof(help), "\n# HELP iomapdirty_%s%s ", #name, sfx);	\
+	snprintf(bare, sizeof(bare), "%s%s\n", help, unit);			\
+	CHECK(strstr(tb.buf, help) && !strstr(tb.buf, bare),			\
+	      "prom.field_exported_with_help %s%s", #name, sfx);		\
+} while (0);
+	WA_STATS_FIELDS(FIELD_EXPORTED)
+#undef FIELD_EXPORTED
+	textbuf_free(&tb);
+}
+
+int main(void)
+{
+	check_escape("/mnt/data", "/mnt/data", "plain");
+	check_escape("a\"b", "a\\\"b", "quote");
+	check_escape("a\\b", "a\\\\b", "backslash");
+	check_escape("a\nb", "a\\nb", "newline");
+	/* mountinfo's own octal escape stays as written, its backslash doubled */
+	check_escape("/mnt/a\\040b", "/mnt/a\\\\040b", "mountinfo_octal");
+	check_escape("caf\xc3\xa9", "caf\xc3\xa9", "utf8_kept");
+	check_escape("\xe2\x82\xac", "\xe2\x82\xac", "utf8_3byte_kept");
+	check_escape("a\xff" "b", "a\\\\377b", "invalid_byte_octal");
+	check_escape("\xc3", "\\\\303", "truncated_sequence");
+	check_escape("\xc0\xaf", "\\\\300\\\\257", "overlong");
+	check_escape("\xed\xa0\x80", "\\\\355\\\\240\\\\200", "surrogate");
+	check_escape("a\tb\r", "a\\\\011b\\\\015", "controls");
+	check_escape("\xc2\x85", "\\\\302\\\\205", "c1_control");
+	render_fixture();
+	every_field_exported();
+	UNIT_EXIT();
+}

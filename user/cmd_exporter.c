@@ -1,0 +1,476 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iomapdirty exporter: attach once, serve the counters on /metrics in the
+ * Prometheus text format (prom.c) until SIGTERM or SIGINT.
+ *
+ * HTTP is libmicrohttpd's: its internal polling threads write responses
+ * from memory to non-blocking sockets, with a connection limit and an
+ * idle timeout, so a slow or vanished scraper holds a connection slot
+ * until the timeout and nothing else. The BPF programs never wait on user
+ * space; user space reads their maps under one mutex (the engine's read
+ * buffers are shared), and renders the response into a bounded buffer.
+ * The main thread only waits for signals and flushes idle writeback
+ * contexts every second (as hist does per interval), so per-thread sums
+ * reach the totals and quiet threads free their slots between scrapes.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include "commands.h"
+#include "exitcodes.h"
+#include "log.h"
+#include "prom.h"
+#include "version.h"
+
+#define EXPORTER_DEFAULT_LISTEN	"127.0.0.1:19110"
+#define EXPORTER_MAX_CONNECTIONS	64	/* beyond: refused at accept */
+#define EXPORTER_CONN_TIMEOUT_S	10	/* idle connections closed after */
+#define EXPORTER_THREADS	2	/* polling threads */
+#define EXPORTER_MAX_BODY	(16u << 20)	/* bounded response memory */
+#define EXPORTER_MAX_TOP_FILES	100
+
+struct exporter_args {
+	struct session_opts so;
+	const char *listen;
+	double cache_seconds;
+	unsigned int top_files;
+	enum accounting_level level;
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+	int fd;			/* the listening socket, bound by prepare */
+	sigset_t sigs;		/* taken by the main thread only */
+};
+
+struct exporter {
+	struct session *s;
+	const struct exporter_args *a;
+	pthread_mutex_t lock;		/* engine, fsinfo cache, body */
+	struct textbuf body;		/* the last /metrics response */
+	uint64_t body_ns;		/* when it was rendered, 0: never */
+	uint64_t scrapes, errors;
+	struct prom_ctx pc;
+	char kernel_release[65];
+	char libbpf_version[32];
+};
+
+enum {
+	OPT_LISTEN = 0x700,
+	OPT_CACHE,
+	OPT_TOP_FILES,
+	OPT_ACCOUNTING,
+	OPT_LOG_LEVEL,
+};
+
+static const struct argp_option exporter_options[] = {
+	{ "listen", OPT_LISTEN, "ADDR:PORT", 0,
+	  "Serve /metrics on ADDR:PORT (default " EXPORTER_DEFAULT_LISTEN "; IPv6 as "
+	  "[ADDR]:PORT; all interfaces only when asked: 0.0.0.0:PORT or [::]:PORT)", 0 },
+	{ "cache", OPT_CACHE, "SECONDS", 0,
+	  "Answer scrapes within SECONDS of the last reading from it (0 to 60, "
+	  "default 0.5; 0 reads the maps on every scrape)", 0 },
+	{ "top-files", OPT_TOP_FILES, "N", 0,
+	  "Also export the N files with the most submitted bytes (0 to 100, default "
+	  "0: no per-file series)", 0 },
+	{ "accounting", OPT_ACCOUNTING, "LEVEL", 0,
+	  "Accounting level (default and only level so far: full)", 0 },
+	{ "log-level", OPT_LOG_LEVEL, "LEVEL", 0,
+	  "error, warn, info (default) or debug (one line per scrape)", 0 },
+	{},
+};
+
+/*
+ * ADDR:PORT with a numeric IPv4 address, [IPv6]:PORT, or localhost:PORT.
+ * No name lookups: a daemon's listen address should not depend on DNS.
+ */
+static int parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len)
+{
+	const char *colon = strrchr(s, ':');
+	char host[64];
+	unsigned long long port;
+	size_t hl;
+
+	if (!colon || parse_u64(colon + 1, 1, 65535, &port))
+		return -1;
+	hl = colon - s;
+	if (hl >= sizeof(host))
+		return -1;
+	memcpy(host, s, hl);
+	host[hl] = '\0';
+	memset(ss, 0, sizeof(*ss));
+	if (host[0] == '[' && hl > 2 && host[hl - 1] == ']') {
+		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+
+		host[hl - 1] = '\0';
+		if (inet_pton(AF_INET6, host + 1, &in6->sin6_addr) != 1)
+			return -1;
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons(port);
+		*len = sizeof(*in6);
+		return 0;
+	}
+	if (!strcmp(host, "localhost"))
+		strcpy(host, "127.0.0.1");
+	{
+		struct sockaddr_in *in = (struct sockaddr_in *)ss;
+
+		if (inet_pton(AF_INET, host, &in->sin_addr) != 1)
+			return -1;
+		in->sin_family = AF_INET;
+		in->sin_port = htons(port);
+		*len = sizeof(*in);
+	}
+	return 0;
+}
+
+static int parse_cache(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= 0 && v <= 60))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static error_t exporter_parse(int key, char *arg, struct argp_state *state)
+{
+	struct exporter_args *a = state->input;
+	unsigned long long v;
+	const char *why;
+	int l;
+
+	switch (key) {
+	case OPT_LISTEN:
+		if (parse_listen(arg, &a->addr, &a->addrlen))
+			argp_error(state, "--listen wants ADDR:PORT (numeric IPv4, [IPv6] or "
+				   "localhost; port 1-65535), got '%s'", arg);
+		a->listen = arg;
+		break;
+	case OPT_CACHE:
+		if (parse_cache(arg, &a->cache_seconds))
+			argp_error(state, "--cache wants seconds from 0 to 60, got '%s'", arg);
+		break;
+	case OPT_TOP_FILES:
+		if (parse_u64(arg, 0, EXPORTER_MAX_TOP_FILES, &v))
+			argp_error(state, "--top-files wants 0 to %d, got '%s'",
+				   EXPORTER_MAX_TOP_FILES, arg);
+		a->top_files = v;
+		break;
+	case OPT_ACCOUNTING:
+		l = accounting_level_parse(arg, &why);
+		if (l < 0)
+			argp_error(state, "--accounting '%s': %s", arg, why);
+		a->level = l;
+		break;
+	case OPT_LOG_LEVEL:
+		l = log_level_parse(arg);
+		if (l < 0)
+			argp_error(state, "--log-level wants error, warn, info or debug, "
+				   "got '%s'", arg);
+		log_set_level(l);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* The listening socket, bound before anything is attached. Exit code. */
+static int open_listener(const struct exporter_args *a, int *fd_out)
+{
+	int one = 1, fd;
+
+	fd = socket(a->addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		log_msg(LOG_LVL_ERROR, "cannot create a socket for %s: %s", a->listen,
+			strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&a->addr, a->addrlen) || listen(fd, 64)) {
+		int err = errno;
+
+		log_msg(LOG_LVL_ERROR, "cannot listen on %s: %s%s", a->listen, strerror(err),
+			err == EADDRINUSE ? " (another exporter? pick another port "
+			"with --listen)" : "");
+		close(fd);
+		return err == EADDRINUSE ? EXIT_BUSY :
+		       err == EACCES ? EXIT_PRIVILEGE :
+		       err == EADDRNOTAVAIL ? EXIT_USAGE : EXIT_RUNTIME;
+	}
+	*fd_out = fd;
+	return EXIT_OK;
+}
+
+static void file_path(void *data, const struct file_key *key, char *buf, size_t len)
+{
+	engine_file_path(data, key, buf, len);
+}
+
+/*
+ * Reads the maps (after flushing idle contexts) and renders the body,
+ * unless the last one is younger than --cache. Called with x->lock held.
+ */
+static int refresh_body(struct exporter *x)
+{
+	uint64_t now = mono_ns();
+	struct snapshot snap;
+	int ret;
+
+	if (x->body_ns && now - x->body_ns < x->a->cache_seconds * 1e9)
+		return 0;
+	x->pc.scrape_start_ns = now;
+	x->pc.scrapes = x->scrapes;
+	x->pc.scrape_errors = x->errors;
+	engine_flush(&x->s->engine, ENGINE_FLUSH_IDLE_NS);
+	ret = engine_snapshot(&x->s->engine, &snap);
+	if (ret) {
+		log_msg(LOG_LVL_WARN, "reading the BPF maps failed: %s", strerror(-ret));
+		return ret;
+	}
+	textbuf_reset(&x->body);
+	if (!prom_render(&x->body, &snap, &x->pc)) {
+		log_msg(LOG_LVL_WARN, "rendering /metrics failed (over %u bytes or out of "
+			"memory)", EXPORTER_MAX_BODY);
+		ret = -ENOMEM;
+	}
+	snapshot_free(&snap);
+	x->body_ns = ret ? 0 : now;
+	log_msg(LOG_LVL_DEBUG, "read the maps: %zu bytes in %.3f ms", x->body.len,
+		(mono_ns() - now) / 1e6);
+	return ret;
+}
+
+static enum MHD_Result reply(struct MHD_Connection *conn, unsigned int status,
+			     const char *type, const char *body, size_t len)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	r = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	ret = MHD_queue_response(conn, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result serve_metrics(struct exporter *x, struct MHD_Connection *conn)
+{
+	enum MHD_Result ret;
+	char msg[128];
+
+	pthread_mutex_lock(&x->lock);
+	x->scrapes++;
+	if (refresh_body(x)) {
+		x->errors++;
+		pthread_mutex_unlock(&x->lock);
+		snprintf(msg, sizeof(msg), "reading the BPF maps failed; see the "
+			 "exporter's log\n");
+		return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain", msg,
+			     strlen(msg));
+	}
+	/* copied: the buffer is rewritten by the next reading */
+	ret = reply(conn, MHD_HTTP_OK, PROM_CONTENT_TYPE, x->body.buf, x->body.len);
+	pthread_mutex_unlock(&x->lock);
+	return ret;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
+				  const char *url, const char *method,
+				  const char *version, const char *upload_data,
+				  size_t *upload_size, void **con_cls)
+{
+	static const char index_page[] =
+		"<html><head><title>iomapdirty exporter</title></head><body>"
+		"<h1>iomapdirty exporter</h1><p><a href=\"/metrics\">Metrics</a></p>"
+		"</body></html>\n";
+	static const char not_found[] = "not found: try /metrics\n";
+
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain",
+			     "GET or HEAD\n", 12);
+	if (*upload_size)
+		return reply(conn, MHD_HTTP_BAD_REQUEST, "text/plain", "no body\n", 8);
+	if (!strcmp(url, "/metrics"))
+		return serve_metrics(cls, conn);
+	if (!strcmp(url, "/"))
+		return reply(conn, MHD_HTTP_OK, "text/html; charset=utf-8", index_page,
+			     sizeof(index_page) - 1);
+	return reply(conn, MHD_HTTP_NOT_FOUND, "text/plain", not_found,
+		     sizeof(not_found) - 1);
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char line[512];
+	size_t n;
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	n = strlen(line);
+	while (n && line[n - 1] == '\n')
+		line[--n] = '\0';
+	log_msg(LOG_LVL_WARN, "http: %s", line);
+}
+
+static struct MHD_Daemon *start_http(struct exporter *x, int fd)
+{
+	unsigned int flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
+
+	if (x->a->addr.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	/* the logger first: MHD uses its own for options before it */
+	return MHD_start_daemon(flags, 0, NULL, NULL, on_request, x,
+		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+		MHD_OPTION_LISTEN_SOCKET, fd,
+		MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)EXPORTER_THREADS,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)EXPORTER_MAX_CONNECTIONS,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)EXPORTER_CONN_TIMEOUT_S,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32768,
+		MHD_OPTION_END);
+}
+
+static void fill_prom_ctx(struct exporter *x)
+{
+	struct utsname u;
+	struct timespec now;
+
+	if (!uname(&u))
+		snprintf(x->kernel_release, sizeof(x->kernel_release), "%s", u.release);
+	snprintf(x->libbpf_version, sizeof(x->libbpf_version), "%s",
+		 libbpf_version_string());
+	clock_gettime(CLOCK_REALTIME, &now);
+	x->pc = (struct prom_ctx){
+		.plan = &x->s->plan,
+		.level = x->a->level,
+		.version = IOMAPDIRTY_VERSION,
+		.libbpf_version = x->libbpf_version,
+		.httpd_version = MHD_get_version(),
+		.kernel_release = x->kernel_release,
+		.max_pages = engine_max_pages(&x->s->engine),
+		.attach_unix_seconds = now.tv_sec + now.tv_nsec / 1e9,
+		.block_layer = x->s->plan.hooks[HOOK_BIO].chosen && x->a->so.verify,
+		.top_files = x->a->top_files,
+		.file_path = x->a->top_files ? file_path : NULL,
+		.file_path_data = &x->s->engine,
+	};
+}
+
+/* Waits for SIGTERM or SIGINT (blocked in every thread); flushes meanwhile. */
+static void wait_for_stop(struct exporter *x, const sigset_t *sigs)
+{
+	for (;;) {
+		struct timespec tick = { .tv_sec = 1 };
+		siginfo_t si;
+		int sig = sigtimedwait(sigs, &si, &tick);
+
+		if (sig == SIGHUP) {
+			log_msg(LOG_LVL_INFO, "SIGHUP from pid %d: nothing to reload, still "
+				"serving", si.si_pid);
+			continue;
+		}
+		if (sig == SIGTERM || sig == SIGINT) {
+			log_msg(LOG_LVL_INFO, "%s from pid %d: stopping",
+				sig == SIGTERM ? "SIGTERM" : "SIGINT", si.si_pid);
+			return;
+		}
+		pthread_mutex_lock(&x->lock);
+		engine_flush(&x->s->engine, ENGINE_FLUSH_IDLE_NS);
+		pthread_mutex_unlock(&x->lock);
+	}
+}
+
+static int run_exporter(struct session *s, void *args)
+{
+	struct exporter_args *a = args;
+	struct exporter x = { .s = s, .a = a, .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct MHD_Daemon *d;
+
+	textbuf_init(&x.body, EXPORTER_MAX_BODY);
+	fill_prom_ctx(&x);
+	d = start_http(&x, a->fd);
+	if (!d) {
+		log_msg(LOG_LVL_ERROR, "cannot start the HTTP server on %s", a->listen);
+		close(a->fd);
+		textbuf_free(&x.body);
+		return EXIT_RUNTIME;
+	}
+	log_msg(LOG_LVL_INFO, "accounting level \"%s\"", accounting_level_names[a->level]);
+	log_msg(LOG_LVL_INFO, "ready (pid %d): serving http://%s/metrics", getpid(),
+		a->listen);
+	wait_for_stop(&x, &a->sigs);
+	/* joins the polling threads: no scrape reads the engine after this */
+	MHD_stop_daemon(d);
+	close(a->fd);
+	textbuf_free(&x.body);
+	log_msg(LOG_LVL_INFO, "stopped after %llu scrapes", (unsigned long long)x.scrapes);
+	return EXIT_OK;
+}
+
+/*
+ * Before the session attaches: signals blocked in every thread to come
+ * (taken synchronously by wait_for_stop(); a SIGTERM during attach waits
+ * and stops us right after), and the port bound, so that a taken port
+ * fails fast with nothing attached.
+ */
+static int prepare_exporter(void *args)
+{
+	struct exporter_args *a = args;
+
+	if (!a->addrlen)
+		parse_listen(a->listen, &a->addr, &a->addrlen);
+	sigemptyset(&a->sigs);
+	sigaddset(&a->sigs, SIGTERM);
+	sigaddset(&a->sigs, SIGINT);
+	sigaddset(&a->sigs, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &a->sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	return open_listener(a, &a->fd);
+}
+
+static struct exporter_args exporter_args = {
+	.so.mode = MODE_AUTO,
+	.listen = EXPORTER_DEFAULT_LISTEN,
+	.cache_seconds = 0.5,
+	.level = ACCOUNTING_FULL,
+	.fd = -1,
+};
+
+static const struct argp exporter_argp = {
+	.options = exporter_options, .parser = exporter_parse,
+};
+
+const struct command exporter_command = {
+	.name = "exporter",
+	.help = "serve the counters to Prometheus on /metrics",
+	.doc = "Serve the counters to Prometheus on /metrics until SIGTERM.",
+	.argp = &exporter_argp,
+	.args = &exporter_args,
+	.session = &exporter_args.so,
+	.prepare = prepare_exporter,
+	.run = run_exporter,
+};

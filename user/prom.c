@@ -1,0 +1,545 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Prometheus text exposition: see prom.h and docs/metrics.md. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "buckets.h"
+#include "engine.h"
+#include "prom.h"
+#include "report.h"
+
+#define NS	"iomapdirty_"
+
+/* ------------------------------------------------------------ buffer */
+
+void textbuf_init(struct textbuf *tb, size_t limit)
+{
+	memset(tb, 0, sizeof(*tb));
+	tb->limit = limit;
+}
+
+void textbuf_reset(struct textbuf *tb)
+{
+	tb->len = 0;
+	tb->failed = false;
+	if (tb->buf)
+		tb->buf[0] = '\0';
+}
+
+void textbuf_free(struct textbuf *tb)
+{
+	free(tb->buf);
+	textbuf_init(tb, tb->limit);
+}
+
+static bool textbuf_reserve(struct textbuf *tb, size_t more)
+{
+	size_t want = tb->len + more + 1, cap = tb->cap ? tb->cap : 16384;
+	char *bigger;
+
+	if (want <= tb->cap)
+		return true;
+	while (cap < want)
+		cap *= 2;
+	if (cap > tb->limit)
+		cap = tb->limit;
+	if (want > cap)
+		return false;
+	bigger = realloc(tb->buf, cap);
+	if (!bigger)
+		return false;
+	tb->buf = bigger;
+	tb->cap = cap;
+	return true;
+}
+
+void textbuf_printf(struct textbuf *tb, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (tb->failed)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || !textbuf_reserve(tb, n)) {
+		tb->failed = true;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(tb->buf + tb->len, tb->cap - tb->len, fmt, ap);
+	va_end(ap);
+	tb->len += n;
+}
+
+/* ------------------------------------------------------------ labels */
+
+/* Length of the valid, printable UTF-8 sequence at s, or 0. */
+static int utf8_printable_len(const unsigned char *s)
+{
+	uint32_t cp;
+	int n;
+
+	if (s[0] >= 0x20 && s[0] < 0x7f)
+		return 1;
+	if (s[0] < 0xc2 || s[0] > 0xf4)
+		return 0;	/* controls, DEL, continuation, overlong lead */
+	n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2;
+	cp = s[0] & (0x7f >> n);
+	for (int i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;	/* also stops at the terminating NUL */
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0x80 && cp < 0xa0))
+		return 0;	/* overlong, out of range, surrogate, C1 control */
+	return n;
+}
+
+size_t prom_escape_label(const char *str, char *buf, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = 0;
+
+	while (*s) {
+		char tmp[8];
+		const char *piece = tmp;
+		int k = 1;
+
+		if (*s == '\\')
+			piece = "\\\\";
+		else if (*s == '"')
+			piece = "\\\"";
+		else if (*s == '\n')
+			piece = "\\n";
+		else if ((k = utf8_printable_len(s)) > 0)
+			snprintf(tmp, sizeof(tmp), "%.*s", k, (const char *)s);
+		else {
+			k = 1;		/* one byte, as mountinfo writes it */
+			snprintf(tmp, sizeof(tmp), "\\\\%03o", *s);
+		}
+		for (; *piece; piece++, n++)
+			if (n + 1 < len)
+				buf[n] = *piece;
+		s += k;
+	}
+	if (len)
+		buf[n < len ? n : len - 1] = '\0';
+	return n;
+}
+
+/* Appends label="value", escaped, with a comma before it unless first. */
+static void label(struct textbuf *tb, bool first, const char *name, const char *value)
+{
+	char small[512], *esc = small;
+	size_t n = prom_escape_label(value, small, sizeof(small));
+
+	if (n >= sizeof(small)) {
+		esc = malloc(n + 1);
+		if (!esc) {
+			tb->failed = true;
+			return;
+		}
+		prom_escape_label(value, esc, n + 1);
+	}
+	textbuf_printf(tb, "%s%s=\"%s\"", first ? "" : ",", name, esc);
+	if (esc != small)
+		free(esc);
+}
+
+/* ------------------------------------------------------------ families */
+
+static void family(struct textbuf *tb, const char *name, const char *type,
+		   const char *help)
+{
+	textbuf_printf(tb, "# HELP " NS "%s %s\n# TYPE " NS "%s %s\n",
+		       name, help, name, type);
+}
+
+/*
+ * The per-filesystem metrics come from include/fields.h's list of
+ * struct wa_stats: a SUM field is the counter "<field>_total", a MAX or
+ * GAUGE field the gauge "<field>"; fields JSON never shows are not
+ * exported, and one JSON writes as null unless the plan measures it
+ * (IF_BITMAP, IF_WHOLE, IF_OTHER) is left out where it is not measured
+ * (rather than exported as 0). What only lives here: the HELP text, and
+ * what the accounting level must record.
+ */
+/* Each field's index in wa_stats_fields[] (snapshot.h): the same list. */
+#define FIELD_ID(name, unit, merge, json)	PF_##name,
+enum prom_field { WA_STATS_FIELDS(FIELD_ID) NR_PROM_FIELDS };
+#undef FIELD_ID
+
+static const char *const field_help[NR_PROM_FIELDS] = {
+	[PF_app_bytes] = "Bytes applications wrote with write(2), counted when their folios "
+		"were written back",
+	[PF_write_calls] = "write(2) calls, per folio written back: a call spanning k folios "
+		"counts k times",
+	[PF_app_dirty_blocks] = "Filesystem blocks touched by those writes, per folio written back",
+	[PF_app_dirty_bytes] = "app_dirty_blocks_total in bytes (blocks times block size)",
+	[PF_other_dirty_blocks] = "Blocks dirty at writeback that no seen write(2) dirtied "
+		"(mmap stores, dirtied before attach)",
+	[PF_other_dirty_folios] = "Folios written back with other_dirty_blocks",
+	[PF_whole_folio_dirty_events] = "Folios dirtied whole (iomap_dirty_folio, e.g. by mmap)",
+	[PF_dirty_blocks] = "Blocks dirty at writeback, any cause (sum over folios written back)",
+	[PF_dirty_bytes] = "dirty_blocks_total in bytes",
+	[PF_folios] = "Folios written back",
+	[PF_folios_no_dirty_seen] = "Folios written back with no dirtying seen (dirtied before attach)",
+	[PF_folio_bytes] = "Sum of the sizes of the folios written back",
+	[PF_max_folio_bytes] = "Largest folio written back since attach",
+	[PF_block_bytes] = "Block size of the filesystem (of the last folio written back)",
+	[PF_submitted_blocks] = "Blocks writeback submitted to the device",
+	[PF_submitted_bytes] = "Bytes writeback submitted to the device",
+	[PF_unseen_submitted_blocks] = "Submitted blocks of folios with no dirtying seen (left "
+		"out of the amplification ratio)",
+	[PF_hole_bytes] = "Dirty bytes mapped to holes at writeback",
+	[PF_violation_blocks] = "VIOLATION: clean blocks submitted to the device (dirty by no "
+		"cause seen); 0 on a correct kernel",
+	[PF_violation_folios] = "VIOLATION: folios that submitted clean blocks",
+	[PF_unexplained_blocks] = "Submitted blocks dirty only in the kernel's bitmap, by no write "
+		"or whole-folio dirtying seen",
+	[PF_unchecked_blocks] = "Submitted blocks that could not be checked (dirtied before "
+		"attach, no per-block offsets)",
+	[PF_kernel_dirty_blocks] = "Blocks the kernel's per-block dirty bitmap marked dirty at "
+		"writeback",
+	[PF_bitmap_folios] = "Folios whose dirty bitmap was read at writeback",
+};
+
+/* What a lighter accounting level may not record (default: NEED_NOTHING). */
+static const enum accounting_need field_need[NR_PROM_FIELDS] = {
+	[PF_app_bytes] = NEED_PAGE_RECORDS,
+	[PF_write_calls] = NEED_PAGE_RECORDS,
+	[PF_app_dirty_blocks] = NEED_PAGE_RECORDS,
+	[PF_app_dirty_bytes] = NEED_PAGE_RECORDS,
+};
+
+static bool plan_measures(const struct plan *p, enum wa_json j)
+{
+	bool bitmap = plan_has_bitmap(p), whole = plan_hooks_whole_dirty(p);
+
+	switch (j) {
+	case WA_IF_BITMAP: return bitmap;
+	case WA_IF_WHOLE: return whole;
+	case WA_IF_OTHER: return bitmap || whole;
+	case WA_NEVER: return false;
+	default: return true;
+	}
+}
+
+/* dev, mountpoint, fstype of each filesystem, rendered once per scrape */
+static char **fs_labels(const struct snapshot *s, const struct prom_ctx *c)
+{
+	char **labels = calloc(s->nfs ? s->nfs : 1, sizeof(*labels));
+
+	for (int i = 0; labels && i < s->nfs; i++) {
+		struct fsinfo fi = {};
+		struct textbuf tb;
+		char dev[32];
+
+		(c->fs_lookup ? c->fs_lookup : fsinfo_lookup_dev)(s->fs[i].dev, &fi);
+		kdev_name(s->fs[i].dev, dev, sizeof(dev));
+		textbuf_init(&tb, 4096);
+		label(&tb, true, "dev", dev);
+		label(&tb, false, "mountpoint", fi.mount);
+		label(&tb, false, "fstype", fi.fstype);
+		labels[i] = tb.failed ? NULL : tb.buf;
+		if (!labels[i]) {
+			textbuf_free(&tb);
+			labels[i] = strdup("");
+		}
+	}
+	return labels;
+}
+
+static void render_fs(struct textbuf *tb, const struct snapshot *s,
+		      const struct prom_ctx *c, char **labels)
+{
+	for (int m = 0; m < NR_PROM_FIELDS; m++) {
+		const struct wa_field *fm = &wa_stats_fields[m];
+		bool counter = fm->merge == WA_SUM;
+		char name[64];
+
+		if (!plan_measures(c->plan, fm->json) ||
+		    !accounting_measures(c->level, field_need[m]))
+			continue;
+		snprintf(name, sizeof(name), "%s%s", fm->name, counter ? "_total" : "");
+		family(tb, name, counter ? "counter" : "gauge",
+		       field_help[m] ? field_help[m] : fm->unit);
+		for (int i = 0; i < s->nfs; i++)
+			textbuf_printf(tb, NS "%s{%s} %" PRIu64 "\n", name, labels[i],
+				       wa_field_get(&s->fs[i].s, fm));
+	}
+}
+
+/* ------------------------------------------------------------ histograms */
+
+/*
+ * Metric name of each histogram: hist_names[], which carry their unit
+ * ("dirty_blocks_per_folio", "folio_bytes"), but for the amplification
+ * whose unit "ratio" becomes the suffix Prometheus's conventions ask for.
+ */
+static void hist_metric_name(enum hist_id h, char *buf, size_t len)
+{
+	bool ratio = !strcmp(hist_units[h], "ratio");
+
+	snprintf(buf, len, "%s%s", hist_names[h], ratio ? "_ratio" : "");
+}
+
+/*
+ * Inclusive upper bound of bucket k as a Prometheus 'le' (values are
+ * integers for the log2 histograms: v <= 2^k - 1). Amplification: bucket
+ * 0 (ratio < 1) has no bound of its own and is folded into le="1" with
+ * bucket 1 (ratio == 1); bucket k >= 2 ends at 2^(k-1). false: no 'le'.
+ */
+static bool bucket_le(enum hist_id h, unsigned int k, char *buf, size_t len)
+{
+	if (k >= HIST_BUCKETS - 1) {
+		snprintf(buf, len, "+Inf");
+		return true;
+	}
+	if (h == HIST_AMPLIFICATION) {
+		__u64 min, max;
+		int minx, maxx;
+
+		if (k == 0)
+			return false;
+		amp_bucket_bounds(k, &min, &max, &minx, &maxx);
+		snprintf(buf, len, "%llu", (unsigned long long)max);
+		return true;
+	}
+	snprintf(buf, len, "%llu", (unsigned long long)log2_bucket_max(k));
+	return true;
+}
+
+/* see hist_sum() */
+#define SUM_LAG	" (exact when writeback is quiet; while a thread writes back, _sum " \
+	"can trail _count by its folios of the last 100 ms)"
+
+static const char *const hist_help[NR_HISTS] = {
+	[HIST_DIRTY_BLOCKS] = "Dirty blocks per folio at writeback (log2 buckets, include/buckets.h); "
+		"_sum is dirty_blocks_total summed over filesystems" SUM_LAG,
+	[HIST_SUBMITTED_BLOCKS] = "Blocks submitted per folio (log2 buckets); _sum is "
+		"submitted_blocks_total summed over filesystems" SUM_LAG,
+	[HIST_AMPLIFICATION] = "Submitted over dirty blocks per folio with dirty blocks (le=1 "
+		"includes ratios below 1, see folio_amplification_below_one_total). No _sum: "
+		"the kernel keeps per-folio ratios only as bucket counts; the aggregate ratio "
+		"is the recording rule iomapdirty:folio_amplification:ratio_rate5m",
+	[HIST_FOLIO_BYTES] = "Size of each folio written back (log2 buckets); _sum is "
+		"folio_bytes_total summed over filesystems" SUM_LAG,
+};
+
+/*
+ * _sum of the count histograms, from the per-filesystem totals: the same
+ * folios, the same values. The totals are folded from per-thread sums at
+ * least every 100 ms and at each scrape for idle threads, so while a
+ * thread is writing back _sum may trail _count by its latest folios.
+ */
+static bool hist_sum(enum hist_id h, const struct wa_stats *t, uint64_t *sum)
+{
+	switch (h) {
+	case HIST_DIRTY_BLOCKS: *sum = t->dirty_blocks; return true;
+	case HIST_SUBMITTED_BLOCKS: *sum = t->submitted_blocks; return true;
+	case HIST_FOLIO_BYTES: *sum = t->folio_bytes; return true;
+	default: return false;
+	}
+}
+
+static void render_hists(struct textbuf *tb, const struct snapshot *s)
+{
+	struct wa_stats t;
+	char name[64], le[32];
+
+	snapshot_totals(s, &t);
+	for (int h = 0; h < NR_HISTS; h++) {
+		uint64_t cum = 0, sum;
+
+		hist_metric_name(h, name, sizeof(name));
+		family(tb, name, "histogram", hist_help[h]);
+		for (unsigned int k = 0; k < HIST_BUCKETS; k++) {
+			cum += s->hists[h][k];
+			if (bucket_le(h, k, le, sizeof(le)))
+				textbuf_printf(tb, NS "%s_bucket{le=\"%s\"} %" PRIu64 "\n",
+					       name, le, cum);
+		}
+		if (hist_sum(h, &t, &sum))
+			textbuf_printf(tb, NS "%s_sum %" PRIu64 "\n", name, sum);
+		textbuf_printf(tb, NS "%s_count %" PRIu64 "\n", name, cum);
+	}
+	family(tb, "folio_amplification_below_one_total", "counter",
+	       "Folios that submitted fewer blocks than were dirty (amplification bucket [0, 1))");
+	textbuf_printf(tb, NS "folio_amplification_below_one_total %" PRIu64 "\n",
+		       s->hists[HIST_AMPLIFICATION][0]);
+}
+
+/* ------------------------------------------------------------ global */
+
+static void render_counters(struct textbuf *tb, const struct snapshot *s)
+{
+	family(tb, "lost_total", "counter",
+	       "Events lost or not attributable, by reason (full maps, oversized writes or "
+	       "folios, unreadable kernel memory); any increase makes the counts incomplete");
+	for (int i = CNT_LOSS_FIRST; i < NR_COUNTERS; i++)
+		textbuf_printf(tb, NS "lost_total{reason=\"%s\"} %" PRIu64 "\n",
+			       counter_names[i], s->counters[i]);
+	family(tb, "events_total", "counter",
+	       "Hook events and bookkeeping of the BPF programs, by kind");
+	for (int i = 0; i < CNT_LOSS_FIRST; i++)
+		textbuf_printf(tb, NS "events_total{event=\"%s\"} %" PRIu64 "\n",
+			       counter_names[i], s->counters[i]);
+}
+
+static void render_info(struct textbuf *tb, const struct prom_ctx *c)
+{
+	const struct plan *p = c->plan;
+	char fam[2] = { p->family, 0 };
+
+	family(tb, "build_info", "gauge", "Versions this exporter was built with; always 1");
+	textbuf_printf(tb, NS "build_info{");
+	label(tb, true, "version", c->version ? c->version : "");
+	label(tb, false, "libbpf", c->libbpf_version ? c->libbpf_version : "");
+	label(tb, false, "libmicrohttpd", c->httpd_version ? c->httpd_version : "");
+	textbuf_printf(tb, "} 1\n");
+
+	family(tb, "info", "gauge", "Kernel family, accounting level and dirty bitmap in use; always 1");
+	textbuf_printf(tb, NS "info{");
+	label(tb, true, "kernel_family", fam);
+	label(tb, false, "kernel_family_description", p->family_desc ? p->family_desc : "");
+	label(tb, false, "kernel_release", c->kernel_release ? c->kernel_release : "");
+	label(tb, false, "accounting_level", accounting_level_names[c->level]);
+	label(tb, false, "dirty_bitmap", plan_bitmap_name(p));
+	textbuf_printf(tb, "} 1\n");
+
+	family(tb, "per_block_dirty_tracking", "gauge",
+	       "1 if the kernel tracks dirty state per block (writeback can send only dirty "
+	       "blocks), 0 if it sends whole folios");
+	textbuf_printf(tb, NS "per_block_dirty_tracking %d\n", p->bitmap != BITMAP_NONE);
+
+	family(tb, "attach_info", "gauge", "The attach plan: mechanism and kernel target per hook; always 1");
+	for (int i = 0; i < NR_HOOKS; i++) {
+		const struct hook_plan *h = &p->hooks[i];
+
+		if (!h->chosen || (i == HOOK_BIO && !c->block_layer))
+			continue;	/* block_bio: attached for verify only */
+		textbuf_printf(tb, NS "attach_info{");
+		label(tb, true, "hook", hook_names[i]);
+		label(tb, false, "mechanism", plan_mech_detail(h));
+		label(tb, false, "target", h->target);
+		textbuf_printf(tb, "} 1\n");
+	}
+	family(tb, "page_records_max", "gauge", "Page records the kernel side may keep (--max-pages)");
+	textbuf_printf(tb, NS "page_records_max %u\n", c->max_pages);
+	family(tb, "attach_time_seconds", "gauge", "When the programs were attached, seconds since the epoch");
+	textbuf_printf(tb, NS "attach_time_seconds %.3f\n", c->attach_unix_seconds);
+	family(tb, "exporter_scrapes_total", "counter", "/metrics responses, this one included");
+	textbuf_printf(tb, NS "exporter_scrapes_total %" PRIu64 "\n", c->scrapes);
+	family(tb, "exporter_scrape_errors_total", "counter",
+	       "/metrics requests answered with an error (reading the BPF maps failed)");
+	textbuf_printf(tb, NS "exporter_scrape_errors_total %" PRIu64 "\n", c->scrape_errors);
+}
+
+/* ------------------------------------------------------------ top files */
+
+static const struct snapshot *sort_snapshot;
+
+static int by_submitted_desc(const void *a, const void *b)
+{
+	const struct wa_stats *x = &sort_snapshot->files[*(const int *)a].s;
+	const struct wa_stats *y = &sort_snapshot->files[*(const int *)b].s;
+
+	if (x->submitted_bytes != y->submitted_bytes)
+		return x->submitted_bytes > y->submitted_bytes ? -1 : 1;
+	return file_entry_cmp(&sort_snapshot->files[*(const int *)a].key,
+			      &sort_snapshot->files[*(const int *)b].key);
+}
+
+#define PROM_FILE_COUNTERS(X) \
+	X("file_app_bytes_total", app_bytes) \
+	X("file_dirty_blocks_total", dirty_blocks) \
+	X("file_submitted_blocks_total", submitted_blocks) \
+	X("file_submitted_bytes_total", submitted_bytes) \
+	X("file_violation_blocks_total", violation_blocks)
+
+static void render_top_files(struct textbuf *tb, const struct snapshot *s,
+			     const struct prom_ctx *c)
+{
+	int n = s->nfiles < c->top_files ? s->nfiles : c->top_files, *idx;
+	char **labels;
+
+	if (n <= 0)
+		return;
+	idx = malloc(s->nfiles * sizeof(*idx));
+	labels = calloc(n, sizeof(*labels));
+	if (!idx || !labels)
+		goto out;
+	for (int i = 0; i < s->nfiles; i++)
+		idx[i] = i;
+	sort_snapshot = s;	/* the caller serializes renders */
+	qsort(idx, s->nfiles, sizeof(*idx), by_submitted_desc);
+	for (int i = 0; i < n; i++) {
+		const struct file_key *k = &s->files[idx[i]].key;
+		char dev[32], ino[32], path[4096];
+		struct textbuf lt;
+
+		kdev_name(k->dev, dev, sizeof(dev));
+		snprintf(ino, sizeof(ino), "%llu", (unsigned long long)k->ino);
+		snprintf(path, sizeof(path), "[ino %s]", ino);
+		if (c->file_path)
+			c->file_path(c->file_path_data, k, path, sizeof(path));
+		textbuf_init(&lt, 8192);
+		label(&lt, true, "dev", dev);
+		label(&lt, false, "ino", ino);
+		label(&lt, false, "path", path);
+		labels[i] = lt.buf;
+		if (lt.failed)
+			goto out;
+	}
+#define FILE_FAMILY(name, field)						\
+	family(tb, name, "counter", "Top files by submitted bytes (--top-files): " #field); \
+	for (int i = 0; i < n; i++)						\
+		textbuf_printf(tb, NS name "{%s} %llu\n", labels[i],		\
+			       (unsigned long long)s->files[idx[i]].s.field);
+	PROM_FILE_COUNTERS(FILE_FAMILY)
+#undef FILE_FAMILY
+out:
+	for (int i = 0; labels && i < n; i++)
+		free(labels[i]);
+	free(labels);
+	free(idx);
+}
+
+/* ------------------------------------------------------------ all */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+bool prom_render(struct textbuf *tb, const struct snapshot *s, const struct prom_ctx *c)
+{
+	char **labels = fs_labels(s, c);
+
+	if (!labels)
+		return false;
+	render_info(tb, c);
+	render_fs(tb, s, c, labels);
+	render_hists(tb, s);
+	render_counters(tb, s);
+	render_top_files(tb, s, c);
+	for (int i = 0; i < s->nfs; i++)
+		free(labels[i]);
+	free(labels);
+	/* last, so that it covers reading the maps and everything above */
+	family(tb, "scrape_duration_seconds", "gauge",
+	       "Time this response took: flushing and reading the BPF maps, rendering");
+	textbuf_printf(tb, NS "scrape_duration_seconds %.6f\n",
+		       c->scrape_start_ns ? (mono_ns() - c->scrape_start_ns) / 1e9 : 0.0);
+	return !tb->failed;
+}
