@@ -14,7 +14,7 @@ ARCH := $(shell uname -m | sed 's/x86_64/x86/' | sed 's/aarch64/arm64/')
 CFLAGS ?= -g -O2
 CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11
 INCLUDES := -I$(OUTPUT) -Iinclude -Iuser
-LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lncursesw
+LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lncursesw -ljson-c
 # vmlinux.h of the target architecture (kprobes read that arch's pt_regs)
 VMLINUX_DIR ?= vmlinux
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall \
@@ -67,7 +67,7 @@ iomapdirty: $(OUTPUT)/main.o $(USER_OBJS)
 
 # Statically linked builds for the kernel lab's guests (tests/vm), which
 # have no libbpf, libelf or ncurses of their own.
-STATIC_LIBS := -lbpf -lelf -lz -lncursesw -ltinfo
+STATIC_LIBS := -lbpf -lelf -lz -lncursesw -ltinfo -ljson-c
 E2E_SRCS := tests/e2e/workload.c tests/e2e/expect.c tests/e2e/folio_layout.c
 
 IOMAPDIRTY_STATIC ?= iomapdirty.static

@@ -11,23 +11,30 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "commands.h"
+#include "escape.h"
 #include "exitcodes.h"
 #include "report.h"
+#include "run_meta.h"
 
 struct run_args {
 	struct session_opts so;
 	const char *json_file;
+	const char *fio_json;
 	bool quiet;
 	char **cmd;
 };
 
-enum { OPT_JSON = 0x400, OPT_QUIET = 'q' };
+enum { OPT_JSON = 0x400, OPT_FIO_JSON, OPT_QUIET = 'q' };
 
 static const struct argp_option run_options[] = {
 	{ "json", OPT_JSON, "FILE", 0,
 	  "Also write the summary as JSON to FILE (written whole, or not at all)", 0 },
+	{ "fio-json", OPT_FIO_JSON, "FILE", 0,
+	  "CMD is fio writing --output-format=json to FILE: keep its bandwidth "
+	  "and IOPS in the summary and the JSON", 0 },
 	{ "quiet", OPT_QUIET, NULL, 0, "No text summary on stdout", 0 },
 	{},
 };
@@ -39,6 +46,9 @@ static error_t run_parse(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case OPT_JSON:
 		a->json_file = arg;
+		break;
+	case OPT_FIO_JSON:
+		a->fio_json = arg;
 		break;
 	case OPT_QUIET:
 		a->quiet = true;
@@ -91,8 +101,10 @@ static int wait_child(pid_t pid, int *status)
 }
 
 /* Writes FILE.tmp then renames it: readers never see a partial file. */
-static int write_json_file(const char *path, struct session *s, const struct snapshot *d)
+static int write_json_file(const char *path, struct session *s, const struct snapshot *d,
+			   const struct run_meta *meta)
 {
+	struct report_ctx rc = s->report;
 	char tmp[4096];
 	FILE *f;
 
@@ -102,7 +114,10 @@ static int write_json_file(const char *path, struct session *s, const struct sna
 		fprintf(stderr, "iomapdirty: %s: %s\n", tmp, strerror(errno));
 		return -1;
 	}
-	report_json(f, "run", 0, d, &s->report);
+	rc.paths = &s->engine;	/* the run file names its files */
+	rc.extra_json = run_meta_write_json;
+	rc.extra_arg = meta;
+	report_json(f, "run", 0, d, &rc);
 	if (ferror(f) | fclose(f) || rename(tmp, path)) {
 		fprintf(stderr, "iomapdirty: cannot write %s: %s\n", path, strerror(errno));
 		unlink(tmp);
@@ -123,8 +138,11 @@ static int child_exit_code(int status)
 static int run_and_measure(struct session *s, void *args)
 {
 	const struct run_args *a = args;
+	struct run_meta meta;
 	struct snapshot d;
 	int pipefd[2], status = 0, child_errno = 0, ret;
+	time_t started = time(NULL);
+	char err[512];
 	pid_t pid;
 
 	if (pipe2(pipefd, O_CLOEXEC)) {
@@ -153,6 +171,15 @@ static int run_and_measure(struct session *s, void *args)
 		return EXIT_NOEXEC;
 	}
 	ret = child_exit_code(status);
+	run_meta_gather(&meta);
+	if (a->fio_json && fio_summary_load(a->fio_json, started, &meta.fio, err,
+					    sizeof(err))) {
+		char safe[512];
+
+		text_sanitize(err, safe, sizeof(safe));
+		fprintf(stderr, "iomapdirty: --fio-json %s\n", safe);
+		ret = ret ? ret : EXIT_RUNTIME;
+	}
 
 	if (engine_summary(&s->engine, &d)) {
 		fprintf(stderr, "iomapdirty: reading the counters failed\n");
@@ -161,9 +188,10 @@ static int run_and_measure(struct session *s, void *args)
 	if (!a->quiet) {
 		report_header_text(stdout, &s->report);
 		report_text(stdout, "run summary", &d, &s->report);
-		printf("\ncommand exited with status %d\n", ret);
+		fio_summary_print(stdout, &meta.fio);
+		printf("\ncommand exited with status %d\n", child_exit_code(status));
 	}
-	if (a->json_file && write_json_file(a->json_file, s, &d))
+	if (a->json_file && write_json_file(a->json_file, s, &d, &meta))
 		ret = ret ? ret : EXIT_RUNTIME;
 	snapshot_free(&d);
 	return ret;
