@@ -170,5 +170,81 @@ err=$("$IOMAPDIRTY" run --mount "$mnt" -q --fio-json "$A" -- touch "$A" 2>&1)
 check fio.not_fio_exit 6 "$?"
 check_match fio.not_fio_message "not fio's --output-format=json" "$err"
 
+# --- report: one self-contained page, rendered by headless Chromium ---------
+"$IOMAPDIRTY" report "$A" "$B" --labels 1k,4k -o "$work/report.html" 2>"$work/report.err"
+check report.exit 0 "$?"
+check report.no_external_reference "" "$(grep -Eio 'https?:|ftp:|url\(|@import|<link|<script|<img|<iframe|<object|src=|href=' "$work/report.html" | sort -u | tr '\n' ' ')"
+check report.name_escaped 2 "$(grep -c '&lt;script&gt;alert(1)' "$work/report.html")"
+chrome() {	# chromium ARGS... (as root, no network, a throw-away profile)
+	local profile rc
+	profile=$(mktemp -d /tmp/cli_chrome.XXXXXX)
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic \
+		--no-first-run --disable-background-networking --disable-component-update \
+		--disable-sync --hide-scrollbars --user-data-dir="$profile" "$@" 2>/dev/null
+	rc=$?
+	rm -rf "$profile"
+	return $rc
+}
+if ! command -v chromium >/dev/null; then
+	fail report.chromium "chromium is not installed (scripts/install-deps.sh)"
+else
+	chrome --dump-dom "file://$work/report.html" >"$work/dom.html"
+	check report.dump_dom_exit 0 "$?"
+	outcheck html "$work/dom.html" >"$work/dom.json"
+	check report.dom_no_script_element "[]" "$(jq -c '[.tags[] | select(. == "script")]' "$work/dom.json")"
+	# the file's name is text on the page, in each run's files table
+	for r in 0 1; do
+		check "report.dom.files$r.name_is_text" "${mnts[$r]}/$name" \
+			"$(jq -r ".tables[\"files-$r\"][1][0]" "$work/dom.json")"
+	done
+	# the totals of each run file, as the files have them
+	for f in app_bytes:"application bytes" dirty_blocks:"dirty blocks" \
+		submitted_bytes:"submitted bytes" folios:"folios written back"; do
+		key=${f%%:*} label=${f#*:}
+		check "report.dom.totals.$key" "[\"$label\",\"$(jq .totals.$key "$A")\",\"$(jq .totals.$key "$B")\",\"$(change "$(jq .totals.$key "$A")" "$(jq .totals.$key "$B")")\"]" \
+			"$(jq -c --arg l "$label" '.tables["totals-table"][] | select(.[0] == $l)' "$work/dom.json")"
+	done
+	# every histogram bucket of both runs: its count in the table and as a bar
+	for h in dirty_blocks_per_folio submitted_blocks_per_folio folio_amplification folio_bytes; do
+		want=$(jq -c --arg h "$h" '[.histograms[$h].buckets[] | select(.count > 0) | .count]' "$A" "$B" | jq -cs 'add | sort')
+		got=$(jq -c --arg h "$h" '[.rects[] | select(.hist == $h and .count > 0) | .count] | sort' "$work/dom.json")
+		check "report.dom.$h.bars" "$want" "$got"
+		got=$(jq -c --arg h "$h" '[.tables["h-" + $h][1:][] | .[1:][] | tonumber | select(. > 0)] | sort' "$work/dom.json")
+		check "report.dom.$h.table" "$want" "$got"
+		# bar heights in proportion to the counts
+		check "report.dom.$h.heights" 0 "$(jq --arg h "$h" '[.rects[] | select(.hist == $h)] |
+			(map(.count) | max) as $c | (map(.height) | max) as $hh |
+			map(select((.height / $hh - .count / $c) | fabs > 0.001)) | length' "$work/dom.json")"
+	done
+	check_match report.dom.losses "None: every event was counted" "$(jq -r .text "$work/dom.json")"
+	check_match report.dom.kernel "$(uname -r)" "$(jq -r '.tables["run-table"][] | select(.[0] == "kernel") | .[1]' "$work/dom.json")"
+	# a screenshot at a laptop's width that is not blank
+	chrome --window-size=1366,900 --screenshot="$work/shot.png" "file://$work/report.html" >/dev/null
+	check report.screenshot_exit 0 "$?"
+	outcheck png "$work/shot.png" >"$work/shot.json"
+	check report.screenshot.background '"ffffff"' "$(jq .background "$work/shot.json")"
+	check report.screenshot.colours_many true "$(jq '.colours > 50' "$work/shot.json")"
+	check report.screenshot.not_blank true "$(jq '.other_share > 0.03' "$work/shot.json")"
+	# and a PDF (the print stylesheet)
+	chrome --no-pdf-header-footer --print-to-pdf="$work/report.pdf" "file://$work/report.html" >/dev/null
+	check report.pdf "%PDF" "$(head -c 4 "$work/report.pdf")"
+fi
+
+# one run: a page without the A/B columns; bad input: exit 2
+"$IOMAPDIRTY" report "$A" -o "$work/one.html"
+check report.one_run.exit 0 "$?"
+check report.one_run.no_change_column 0 "$(grep -c ' vs ' "$work/one.html")"
+expect report.bad.schema 'unknown schema "iomapdirty/2"' report "$work/schema2.json" -o "$work/x.html"
+expect report.bad.missing "No such file" report "$work/nope.json" -o "$work/x.html"
+expect report.bad.no_output "no output file" report "$A"
+expect report.bad.output_dir "cannot create a file in /nonexistent" report "$A" -o /nonexistent/r.html
+check report.bad.nothing_written 0 "$(ls "$work"/x.html 2>/dev/null | wc -l)"
+# the output replaces a symbolic link, never writes through it
+echo keep >"$work/target"
+ln -s "$work/target" "$work/link.html"
+"$IOMAPDIRTY" report "$A" -o "$work/link.html"
+check report.symlink_not_followed keep "$(cat "$work/target")"
+check report.symlink_replaced_by_file "regular file" "$(stat -c %F "$work/link.html")"
+check report.no_temp_left 0 "$(ls -a "$work" | grep -c '^\.iomapdirty\.')"
 
 cli_finish
