@@ -17,19 +17,13 @@
 enum cmp_format { FORMAT_TEXT, FORMAT_MARKDOWN, FORMAT_JSON };
 
 struct compare_args {
-	char *labels_arg;
-	char *labels[CMP_MAX_RUNS];
-	int nlabels;
+	struct run_set_args set;
 	enum cmp_format format;
-	char **files;
-	int nfiles;
 };
 
-enum { OPT_LABELS = 0x500, OPT_FORMAT };
+enum { OPT_FORMAT = 0x500 };
 
 static const struct argp_option compare_options[] = {
-	{ "labels", OPT_LABELS, "A,B,...", 0,
-	  "Names of the runs, one per file (default: the file names)", 0 },
 	{ "format", OPT_FORMAT, "FORMAT", 0, "text (default, 80 columns), markdown or json", 0 },
 	{},
 };
@@ -39,15 +33,8 @@ static error_t compare_parse(int key, char *arg, struct argp_state *state)
 	struct compare_args *a = state->input;
 
 	switch (key) {
-	case OPT_LABELS:
-		a->labels_arg = arg;
-		a->nlabels = 0;
-		for (char *save = NULL, *l = strtok_r(arg, ",", &save); l;
-		     l = strtok_r(NULL, ",", &save)) {
-			if (a->nlabels == CMP_MAX_RUNS)
-				argp_error(state, "--labels: at most %d", CMP_MAX_RUNS);
-			a->labels[a->nlabels++] = l;
-		}
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &a->set;
 		break;
 	case OPT_FORMAT:
 		if (!strcmp(arg, "text"))
@@ -58,20 +45,6 @@ static error_t compare_parse(int key, char *arg, struct argp_state *state)
 			a->format = FORMAT_JSON;
 		else
 			argp_error(state, "--format wants text, markdown or json");
-		break;
-	case ARGP_KEY_ARGS:
-		a->files = state->argv + state->next;
-		a->nfiles = state->argc - state->next;
-		break;
-	case ARGP_KEY_END:
-		if (a->nfiles < 2)
-			argp_error(state, "needs at least two run files "
-				   "(`run --json FILE`), got %d", a->nfiles);
-		if (a->nfiles > CMP_MAX_RUNS)
-			argp_error(state, "compare takes at most %d run files", CMP_MAX_RUNS);
-		if (a->labels_arg && a->nlabels != a->nfiles)
-			argp_error(state, "--labels names %d runs for %d files",
-				   a->nlabels, a->nfiles);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -371,12 +344,10 @@ static int run_compare(struct session *unused, void *args)
 	static struct run_file runs[CMP_MAX_RUNS];
 	static struct cmp_table table;
 	const struct compare_args *a = args;
-	int ret;
+	int ret = run_set_load(&a->set, runs, &table);
 
-	ret = run_files_load(a->files, a->nfiles, runs);
 	if (ret)
 		return ret;
-	cmp_build(&table, runs, a->nfiles, a->labels_arg ? a->labels : NULL);
 	if (a->format == FORMAT_TEXT)
 		print_text(stdout, &table);
 	else if (a->format == FORMAT_MARKDOWN)
@@ -387,14 +358,20 @@ static int run_compare(struct session *unused, void *args)
 		fprintf(stderr, "iomapdirty: writing the comparison: %s\n", strerror(errno));
 		ret = EXIT_RUNTIME;
 	}
-	for (int i = 0; i < a->nfiles; i++)
-		run_file_free(&runs[i]);
+	run_set_free(&a->set, runs);
 	return ret;
 }
 
-static struct compare_args compare_args;
+static struct compare_args compare_args = { .set.min_files = 2 };
 
-static const struct argp compare_argp = { .options = compare_options, .parser = compare_parse };
+static const struct argp_child compare_children[] = {
+	{ &run_set_argp, 0, NULL, 0 },
+	{},
+};
+
+static const struct argp compare_argp = {
+	.options = compare_options, .parser = compare_parse, .children = compare_children,
+};
 
 /* No session: it reads files only, and needs no privilege. */
 const struct command compare_command = {

@@ -25,21 +25,15 @@
 #define SVG_PLOT_H	140
 
 struct report_args {
-	char *labels_arg;
-	char *labels[CMP_MAX_RUNS];
-	int nlabels;
+	struct run_set_args set;
 	const char *output;
 	const char *title;
-	char **files;
-	int nfiles;
 };
 
-enum { OPT_LABELS = 0x600, OPT_TITLE };
+enum { OPT_TITLE = 0x600 };
 
 static const struct argp_option report_options[] = {
 	{ "output", 'o', "FILE", 0, "Write the page to FILE (\"-\": standard output)", 0 },
-	{ "labels", OPT_LABELS, "A,B,...", 0,
-	  "Names of the runs, one per file (default: the file names)", 0 },
 	{ "title", OPT_TITLE, "TEXT", 0, "The page's title", 0 },
 	{},
 };
@@ -49,37 +43,19 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 	struct report_args *a = state->input;
 
 	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &a->set;
+		break;
 	case 'o':
 		a->output = arg;
 		break;
 	case OPT_TITLE:
 		a->title = arg;
 		break;
-	case OPT_LABELS:
-		a->labels_arg = arg;
-		a->nlabels = 0;
-		for (char *save = NULL, *l = strtok_r(arg, ",", &save); l;
-		     l = strtok_r(NULL, ",", &save)) {
-			if (a->nlabels == CMP_MAX_RUNS)
-				argp_error(state, "--labels: at most %d", CMP_MAX_RUNS);
-			a->labels[a->nlabels++] = l;
-		}
-		break;
-	case ARGP_KEY_ARGS:
-		a->files = state->argv + state->next;
-		a->nfiles = state->argc - state->next;
-		break;
 	case ARGP_KEY_END:
 		if (!a->output)
 			argp_error(state, "no output file: -o report.html (or -o - for "
 				   "standard output)");
-		if (a->nfiles < 1)
-			argp_error(state, "needs at least one run file (`run --json FILE`)");
-		if (a->nfiles > CMP_MAX_RUNS)
-			argp_error(state, "takes at most %d run files", CMP_MAX_RUNS);
-		if (a->labels_arg && a->nlabels != a->nfiles)
-			argp_error(state, "--labels names %d runs for %d files",
-				   a->nlabels, a->nfiles);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -581,34 +557,34 @@ static int run_report(struct session *unused, void *args)
 	const struct report_args *a = args;
 	struct out_file of;
 	char err[1024], safe[1024];
+	int ret = run_set_load(&a->set, runs, &table);
 	FILE *out;
-	int ret;
 
-	ret = run_files_load(a->files, a->nfiles, runs);
 	if (ret)
 		return ret;
-	cmp_build(&table, runs, a->nfiles, a->labels_arg ? a->labels : NULL);
 	out = out_file_open(&of, a->output, err, sizeof(err));
-	if (!out) {
+	if (!out)
 		ret = EXIT_USAGE;
-		goto out;
-	}
-	write_page(out, &table, a->title);
-	if (out_file_commit(&of, err, sizeof(err)))
+	else if (write_page(out, &table, a->title), out_file_commit(&of, err, sizeof(err)))
 		ret = EXIT_RUNTIME;
-out:
 	if (ret) {
 		text_sanitize(err, safe, sizeof(safe));
 		fprintf(stderr, "iomapdirty: %s\n", safe);
 	}
-	for (int i = 0; i < a->nfiles; i++)
-		run_file_free(&runs[i]);
+	run_set_free(&a->set, runs);
 	return ret;
 }
 
-static struct report_args report_args;
+static struct report_args report_args = { .set.min_files = 1 };
 
-static const struct argp report_argp = { .options = report_options, .parser = report_parse };
+static const struct argp_child report_children[] = {
+	{ &run_set_argp, 0, NULL, 0 },
+	{},
+};
+
+static const struct argp report_argp = {
+	.options = report_options, .parser = report_parse, .children = report_children,
+};
 
 /* No session: it reads files only, and needs no privilege. */
 const struct command report_command = {

@@ -289,7 +289,7 @@ void cmp_format_change(const struct cmp_row *r, int run, char *buf, size_t len)
 		 b->v > a->v ? "more" : "less");
 }
 
-int run_files_load(char *const *files, int n, struct run_file *runs)
+static int run_files_load(char *const *files, int n, struct run_file *runs)
 {
 	char err[1024], safe[1024];
 
@@ -304,3 +304,65 @@ int run_files_load(char *const *files, int n, struct run_file *runs)
 	}
 	return EXIT_OK;
 }
+
+int run_set_load(const struct run_set_args *a, struct run_file *runs,
+		 struct cmp_table *t)
+{
+	int ret = run_files_load(a->files, a->nfiles, runs);
+
+	if (!ret)
+		cmp_build(t, runs, a->nfiles, a->labels_arg ? a->labels : NULL);
+	return ret;
+}
+
+void run_set_free(const struct run_set_args *a, struct run_file *runs)
+{
+	for (int i = 0; i < a->nfiles; i++)
+		run_file_free(&runs[i]);
+}
+
+enum { OPT_LABELS = 0x700 };
+
+static const struct argp_option run_set_options[] = {
+	{ "labels", OPT_LABELS, "A,B,...", 0,
+	  "Names of the runs, one per file (default: the file names)", 0 },
+	{},
+};
+
+static error_t run_set_parse(int key, char *arg, struct argp_state *state)
+{
+	struct run_set_args *a = state->input;
+
+	switch (key) {
+	case OPT_LABELS:
+		a->labels_arg = arg;
+		a->nlabels = 0;
+		for (char *save = NULL, *l = strtok_r(arg, ",", &save); l;
+		     l = strtok_r(NULL, ",", &save)) {
+			if (a->nlabels == CMP_MAX_RUNS)
+				argp_error(state, "--labels: at most %d", CMP_MAX_RUNS);
+			a->labels[a->nlabels++] = l;
+		}
+		break;
+	case ARGP_KEY_ARGS:
+		a->files = state->argv + state->next;
+		a->nfiles = state->argc - state->next;
+		break;
+	case ARGP_KEY_END:
+		if (a->nfiles < a->min_files)
+			argp_error(state, "needs at least %s run file%s (`run --json "
+				   "FILE`), got %d", a->min_files == 1 ? "one" : "two",
+				   a->min_files == 1 ? "" : "s", a->nfiles);
+		if (a->nfiles > CMP_MAX_RUNS)
+			argp_error(state, "takes at most %d run files", CMP_MAX_RUNS);
+		if (a->labels_arg && a->nlabels != a->nfiles)
+			argp_error(state, "--labels names %d runs for %d files",
+				   a->nlabels, a->nfiles);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+const struct argp run_set_argp = { .options = run_set_options, .parser = run_set_parse };

@@ -8,6 +8,7 @@
 #ifndef IOMAPDIRTY_COMPARE_H
 #define IOMAPDIRTY_COMPARE_H
 
+#include <argp.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include "runfile.h"
@@ -55,10 +56,27 @@ bool cmp_ratio(const struct cmp_row *r, int run, double *ratio);
 /* "16.0x less", "2.50x more", "same", "from 0", "to 0", "differs", "n/a". */
 void cmp_format_change(const struct cmp_row *r, int run, char *buf, size_t len);
 /*
- * Loads n run files; at the first bad one, says why on stderr and
- * returns EXIT_USAGE (nothing left loaded); else EXIT_OK.
+ * The run files and --labels that compare and report take, parsed by
+ * run_set_argp (an argp child whose input is this).
  */
-int run_files_load(char *const *files, int n, struct run_file *runs);
+struct run_set_args {
+	int min_files;		/* the command's minimum */
+	char *labels_arg;
+	char *labels[CMP_MAX_RUNS];
+	int nlabels;
+	char **files;
+	int nfiles;
+};
+
+extern const struct argp run_set_argp;
+
+/*
+ * Loads the run files and builds the table; at the first bad file says
+ * why on stderr and returns EXIT_USAGE (nothing left loaded).
+ */
+int run_set_load(const struct run_set_args *a, struct run_file *runs,
+		 struct cmp_table *t);
+void run_set_free(const struct run_set_args *a, struct run_file *runs);
 /* "4 KiB", "2 MiB": sizes of folios and blocks. */
 void cmp_format_size(uint64_t bytes, char *buf, size_t len);
 
