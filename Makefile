@@ -13,8 +13,8 @@ ARCH := $(shell uname -m | sed 's/x86_64/x86/' | sed 's/aarch64/arm64/')
 CFLAGS ?= -g -O2
 CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11
 INCLUDES := -I$(OUTPUT) -Iinclude -Iuser
-# libmicrohttpd: the exporter's HTTP server (user/cmd_exporter.c)
-LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lncursesw \
+# libmicrohttpd: the exporter's HTTP server (user/cmd_exporter.c); json-c: compare and report read run files
+LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lncursesw -ljson-c \
 	$(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd) -lpthread
 # vmlinux.h of the target architecture (kprobes read that arch's pt_regs)
 VMLINUX_DIR ?= vmlinux
@@ -91,7 +91,7 @@ iomapdirty: $(OUTPUT)/main.o $(USER_OBJS)
 
 # Statically linked builds for the kernel lab's guests (tests/vm), which
 # have no libbpf, libelf or ncurses of their own.
-STATIC_LIBS := -lbpf -lelf -lz -lncursesw -ltinfo
+STATIC_LIBS := -lbpf -lelf -lz -lncursesw -ltinfo -ljson-c
 E2E_SRCS := tests/e2e/workload.c tests/e2e/expect.c tests/e2e/folio_layout.c
 
 IOMAPDIRTY_STATIC ?= iomapdirty.static

@@ -6,13 +6,14 @@ set -euo pipefail
 
 pkgs=(clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
       libmicrohttpd-dev prometheus
-      libncurses-dev xfsprogs fio jq tmux util-linux procps bpftrace)
+      libncurses-dev libjson-c-dev xfsprogs fio jq tmux util-linux procps bpftrace
+      chromium python3)
 if [ "${1:-}" = "--lab" ]; then
 	pkgs+=(linux-source-6.1 linux-source-6.12 build-essential bc bison flex
 	       libssl-dev dwarves qemu-system-x86 busybox-static cpio xz-utils
 	       qemu-system-ppc gcc-powerpc64le-linux-gnu binutils-powerpc64le-linux-gnu
 	       libbpf-dev:ppc64el libelf-dev:ppc64el zlib1g-dev:ppc64el
-	       libncurses-dev:ppc64el)
+	       libncurses-dev:ppc64el libjson-c-dev:ppc64el)
 fi
 
 missing=()

@@ -16,10 +16,13 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "commands.h"
+#include "escape.h"
 #include "exitcodes.h"
 #include "report.h"
+#include "run_meta.h"
 
 #define RUN_MAX_GROUPS	256
 
@@ -42,16 +45,20 @@ struct json_out {
 struct run_args {
 	struct session_opts so;
 	const char *json_file;
+	const char *fio_json;
 	bool quiet;
 	struct run_user user;
 	char **cmd;
 };
 
-enum { OPT_JSON = 0x400, OPT_QUIET = 'q', OPT_USER = 'u' };
+enum { OPT_JSON = 0x400, OPT_FIO_JSON, OPT_QUIET = 'q', OPT_USER = 'u' };
 
 static const struct argp_option run_options[] = {
 	{ "json", OPT_JSON, "FILE", 0,
 	  "Also write the summary as JSON to FILE (written whole, or not at all)", 0 },
+	{ "fio-json", OPT_FIO_JSON, "FILE", 0,
+	  "CMD is fio writing --output-format=json to FILE: keep its bandwidth "
+	  "and IOPS in the summary and the JSON", 0 },
 	{ "quiet", OPT_QUIET, NULL, 0, "No text summary on stdout", 0 },
 	{ "user", OPT_USER, "USER", 0,
 	  "Run CMD as USER (its uid, gid and supplementary groups), not as root", 0 },
@@ -80,6 +87,9 @@ static error_t run_parse(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case OPT_JSON:
 		a->json_file = arg;
+		break;
+	case OPT_FIO_JSON:
+		a->fio_json = arg;
 		break;
 	case OPT_QUIET:
 		a->quiet = true;
@@ -220,8 +230,10 @@ static void json_out_abort(struct json_out *o)
 }
 
 /* Writes the temporary file, fsync, rename: readers never see a partial file. */
-static int write_json_file(struct json_out *o, struct session *s, const struct snapshot *d)
+static int write_json_file(struct json_out *o, struct session *s, const struct snapshot *d,
+			   const struct run_meta *meta)
 {
+	struct report_ctx rc = s->report;
 	FILE *f = fdopen(o->fd, "w");
 	int bad;
 
@@ -230,7 +242,10 @@ static int write_json_file(struct json_out *o, struct session *s, const struct s
 		json_out_abort(o);
 		return -1;
 	}
-	report_json(f, "run", 0, d, &s->report);
+	rc.paths = &s->engine;	/* the run file names its files */
+	rc.extra_json = run_meta_write_json;
+	rc.extra_arg = meta;
+	report_json(f, "run", 0, d, &rc);
 	bad = fflush(f) || ferror(f) || fsync(fileno(f));
 	o->fd = -1;
 	if (fclose(f) || bad || rename(o->tmp, o->path)) {
@@ -299,9 +314,12 @@ static int run_and_measure(struct session *s, void *args)
 {
 	const struct run_args *a = args;
 	struct json_out jo;
+	struct run_meta meta;
 	struct snapshot d;
 	sigset_t unblocked;
 	int status = 0, ret;
+	time_t started = time(NULL);
+	char err[512];
 	pid_t pid;
 
 	/* before CMD starts: a typo must not lose a long run's results */
@@ -322,6 +340,15 @@ static int run_and_measure(struct session *s, void *args)
 		return ret;
 	}
 	ret = child_exit_code(status);
+	run_meta_gather(&meta);
+	if (a->fio_json && fio_summary_load(a->fio_json, started, &meta.fio, err,
+					    sizeof(err))) {
+		char safe[512];
+
+		text_sanitize(err, safe, sizeof(safe));
+		fprintf(stderr, "iomapdirty: --fio-json %s\n", safe);
+		ret = ret ? ret : EXIT_RUNTIME;
+	}
 
 	if (engine_summary(&s->engine, &d)) {
 		fprintf(stderr, "iomapdirty: reading the counters failed\n");
@@ -331,11 +358,12 @@ static int run_and_measure(struct session *s, void *args)
 	if (!a->quiet) {
 		report_header_text(stdout, &s->report);
 		report_text(stdout, "run summary", &d, &s->report);
-		printf("\ncommand exited with status %d\n", ret);
+		fio_summary_print(stdout, &meta.fio);
+		printf("\ncommand exited with status %d\n", child_exit_code(status));
 		if (report_flush(stdout))
 			ret = ret ? ret : EXIT_RUNTIME;
 	}
-	if (jo.path && write_json_file(&jo, s, &d))
+	if (jo.path && write_json_file(&jo, s, &d, &meta))
 		ret = ret ? ret : EXIT_RUNTIME;
 	json_out_abort(&jo);
 	snapshot_free(&d);

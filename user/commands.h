@@ -44,7 +44,8 @@ struct command {
 };
 
 extern const struct command probes_command, hist_command, top_command,
-	run_command, verify_command, exporter_command;
+	run_command, verify_command, exporter_command, compare_command,
+	report_command;
 
 /* --mount, --dev, --pid, --comm, --mode, --max-pages, --shared */
 extern const struct argp filter_argp;

@@ -17,7 +17,7 @@
 /* The commands, in the order `iomapdirty --help` lists them. */
 static const struct command *const commands[] = {
 	&probes_command, &hist_command, &top_command, &run_command, &verify_command,
-	&exporter_command,
+	&exporter_command, &compare_command, &report_command,
 };
 
 #define NR_COMMANDS	(sizeof(commands) / sizeof(commands[0]))

@@ -54,7 +54,7 @@ static void ratio_text(char *buf, size_t len, uint64_t num, uint64_t den)
 		snprintf(buf, len, "%.2fx", (double)num / (double)den);
 }
 
-static void bucket_label(enum hist_id h, unsigned int k, char *buf, size_t len)
+void hist_bucket_label(enum hist_id h, unsigned int k, char *buf, size_t len)
 {
 	__u64 min, max;
 	int minx, maxx;
@@ -108,7 +108,7 @@ void hist_print_text(FILE *out, enum hist_id h, const uint64_t *counts)
 	for (int k = first; k <= last; k++) {
 		int stars = (int)(counts[k] * width / peak);
 
-		bucket_label(h, k, label, sizeof(label));
+		hist_bucket_label(h, k, label, sizeof(label));
 		fprintf(out, "%24s : %-8" PRIu64 " |%.*s%*s|\n", label, counts[k],
 			stars, "****************************************",
 			width - stars, "");
@@ -316,6 +316,15 @@ void report_losses_json(struct json *j, const struct snapshot *d)
 	json_object_end(j);
 }
 
+static void file_path_json(struct json *j, struct engine *e, const struct file_key *key)
+{
+	char path[4096];
+	enum path_state st = engine_file_path(e, key, path, sizeof(path));
+
+	json_kv_string(j, "path", st == PATH_UNKNOWN ? NULL : path);
+	json_kv_string(j, "path_state", path_state_names[st]);
+}
+
 void report_json(FILE *out, const char *type, int interval, const struct snapshot *d,
 		 const struct report_ctx *rc)
 {
@@ -362,6 +371,8 @@ void report_json(FILE *out, const char *type, int interval, const struct snapsho
 		kdev_name(d->files[i].key.dev, dev, sizeof(dev));
 		json_kv_string(&j, "dev", dev);
 		json_kv_u64(&j, "ino", d->files[i].key.ino);
+		if (rc->paths)
+			file_path_json(&j, rc->paths, &d->files[i].key);
 		json_key(&j, "stats");
 		stats_write_json(&j, &d->files[i].s, rc->plan);
 		json_object_end(&j);
@@ -382,6 +393,8 @@ void report_json(FILE *out, const char *type, int interval, const struct snapsho
 	for (int i = 0; i < CNT_LOSS_FIRST; i++)
 		json_kv_u64(&j, counter_names[i], d->counters[i]);
 	json_object_end(&j);
+	if (rc->extra_json)
+		rc->extra_json(&j, rc->extra_arg);
 	json_object_end(&j);
 	fflush(out);
 }

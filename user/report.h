@@ -23,6 +23,10 @@ struct report_ctx {
 	const struct plan *plan;
 	uint32_t target_dev;	/* 0: all */
 	uint32_t max_pages;
+	struct engine *paths;	/* JSON: files[] get path, path_state */
+	/* JSON: adds members to the document before it closes (run's host) */
+	void (*extra_json)(struct json *j, const void *arg);
+	const void *extra_arg;
 };
 
 extern const char *const hist_names[NR_HISTS];
@@ -44,6 +48,8 @@ void report_text(FILE *out, const char *title, const struct snapshot *d,
 void report_json(FILE *out, const char *type, int interval, const struct snapshot *d,
 		 const struct report_ctx *rc);
 
+/* "4 -> 7", "(1, 2]": bucket k of histogram h. */
+void hist_bucket_label(enum hist_id h, unsigned int k, char *buf, size_t len);
 void hist_print_text(FILE *out, enum hist_id h, const uint64_t *counts);
 void hist_write_json(struct json *j, enum hist_id h, const uint64_t *counts);
 /*

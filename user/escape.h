@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Names chosen by users (file names, labels, host names, anything read
+ * from a run file) on their way out: to a terminal, into markdown, into
+ * HTML. None of them can carry a control sequence, markup or invalid
+ * UTF-8 through.
+ */
+#ifndef IOMAPDIRTY_ESCAPE_H
+#define IOMAPDIRTY_ESCAPE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/*
+ * Length of the valid UTF-8 sequence at s (1-4), or 0 if s does not start
+ * one (overlong, surrogate, truncated, above U+10FFFF); *cp gets the code
+ * point.
+ */
+size_t utf8_seq(const unsigned char *s, unsigned int *cp);
+
+/*
+ * s for a terminal: C0 controls, DEL, C1 controls (U+0080-U+009F) and
+ * bytes that are not UTF-8 become '?'. Returns the length it needed
+ * (like snprintf); buf is always terminated.
+ */
+size_t text_sanitize(const char *s, char *buf, size_t len);
+
+/* s sanitized as above, then '\' before each of \ | ` * _ [ ] < > #. */
+void markdown_escape(FILE *out, const char *s);
+
+/*
+ * s as HTML text or attribute value: & < > " ' as entities, controls
+ * and invalid UTF-8 as U+FFFD.
+ */
+void html_escape(FILE *out, const char *s);
+
+#endif

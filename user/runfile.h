@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Run files read back: the JSON that `run --json FILE` writes (schema
+ * "iomapdirty/1", docs/json-schema.md), loaded for compare and report;
+ * and fio's own JSON results (--output-format=json), summed over its
+ * jobs, which `run --fio-json` keeps in the run file.
+ *
+ * A value the file gives as null (the plan could not measure it) or does
+ * not have (an older file) is "unknown", never 0.
+ */
+#ifndef IOMAPDIRTY_RUNFILE_H
+#define IOMAPDIRTY_RUNFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+#include "iomapdirty.h"
+
+/* The per-folio statistics of a run file's `stats` objects. */
+#define RUN_STATS_FIELDS(X) \
+	X(app_bytes) X(write_calls) X(app_dirty_blocks) X(app_dirty_bytes) \
+	X(other_dirty_blocks) X(other_dirty_folios) \
+	X(whole_folio_dirty_events) X(dirty_blocks) X(dirty_bytes) \
+	X(folios) X(folios_no_dirty_seen) X(folio_bytes) X(max_folio_bytes) \
+	X(block_bytes) X(submitted_blocks) X(submitted_bytes) \
+	X(unseen_submitted_blocks) X(hole_bytes) X(violation_blocks) \
+	X(violation_folios) X(unexplained_blocks) X(unchecked_blocks) \
+	X(kernel_dirty_blocks) X(bitmap_folios)
+
+enum run_field {
+#define RUN_FIELD_ENUM(name) RF_##name,
+	RUN_STATS_FIELDS(RUN_FIELD_ENUM)
+#undef RUN_FIELD_ENUM
+	NR_RUN_FIELDS,
+};
+
+extern const char *const run_field_names[NR_RUN_FIELDS];
+
+/* A number from the file, or unknown (null or absent). */
+struct run_num {
+	double v;		/* ratios, seconds, rates */
+	uint64_t u;		/* counters: exact */
+	bool known;
+};
+
+struct run_stats {
+	struct run_num f[NR_RUN_FIELDS];
+	struct run_num block_rounding;
+	struct run_num folio_amplification;
+};
+
+struct run_filestat {
+	char dev[32];
+	uint64_t ino;
+	char *path;		/* NULL when the file does not say */
+	char path_state[16];	/* "" when the file does not say */
+	struct run_stats s;
+};
+
+struct run_hook {
+	char hook[32];
+	char mechanism[16];
+	char program_type[16];
+	char *target;
+};
+
+#define RUN_MAX_HOOKS	16
+#define RUN_MAX_LOSSES	32
+
+struct run_counter {
+	char name[48];
+	uint64_t value;
+};
+
+/* fio's figures for one direction, summed over its jobs. */
+struct fio_dir {
+	uint64_t io_bytes;
+	uint64_t bw_bytes;	/* bytes per second */
+	double iops;
+	uint64_t runtime_ms;	/* the longest job's */
+	double lat_mean_ns;	/* mean completion latency, weighted by I/Os */
+	uint64_t total_ios;
+};
+
+struct fio_summary {
+	bool present;
+	char version[32];
+	uint32_t jobs;
+	struct fio_dir read, write;
+};
+
+struct run_file {
+	char *path;		/* as given */
+	char type[16];		/* "run" or "summary" */
+	struct run_num seconds;
+	char *host;		/* NULL: not in the file (older runs) */
+	char *kernel;
+	char *machine;
+	char *accounting;	/* NULL: the file names no accounting level */
+	char family[4];
+	char *family_desc;
+	char *dirty_bitmap;
+	char *mode;
+	char probes[64];	/* the program types attached: "tp_btf+raw_tp" */
+	int nhooks;		/* chosen hooks only */
+	struct run_hook hooks[RUN_MAX_HOOKS];
+	struct run_num max_page_records;
+	struct run_stats totals;
+	int nfiles;
+	struct run_filestat *files;
+	uint64_t hists[NR_HISTS][HIST_BUCKETS];
+	bool hist_known[NR_HISTS];
+	int nlosses;
+	struct run_counter losses[RUN_MAX_LOSSES];
+	struct fio_summary fio;
+};
+
+/*
+ * Loads a run file. Returns 0, or -1 with a message naming the file and
+ * what is wrong in err (missing, not JSON, unknown schema, not a run).
+ */
+int run_file_load(const char *path, struct run_file *rf, char *err, size_t len);
+void run_file_free(struct run_file *rf);
+uint64_t run_file_losses(const struct run_file *rf);
+
+/*
+ * Reads fio's --output-format=json results from a file modified at or
+ * after not_before (a file left by an earlier run is refused). Returns 0
+ * or -1 with err.
+ */
+int fio_summary_load(const char *path, time_t not_before, struct fio_summary *fs,
+		     char *err, size_t len);
+
+/*
+ * Opens a file to read: a regular file, never through a symbolic link
+ * (root reads files that other users may have written). Returns the fd
+ * or -1 with err.
+ */
+int input_open(const char *path, char *err, size_t len);
+
+#endif
