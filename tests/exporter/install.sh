@@ -48,7 +48,7 @@ cmds=$("$dest$prefix/sbin/iomapdirty" --help | awk '/^commands:/ { on = 1; next 
 	on && /^  [a-z]/ { print $1 } on && /^$/ { exit }')
 check_match install.binary_lists_commands 'exporter' "$cmds"
 for c in $cmds; do
-	check "install.man_documents[$c]" yes "$(grep -qE "^ +$c +(prints|shows|attaches|observes)" \
+	check "install.man_documents[$c]" yes "$(grep -qE "^ +$c +(prints|shows|attaches|observes|reads|writes)" \
 		"$work/man.txt" && grep -qE "iomapdirty $c " "$work/man.txt" && echo yes || echo no)"
 done
 
