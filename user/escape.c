@@ -37,33 +37,6 @@ static int is_control(unsigned int cp)
 	return cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f);
 }
 
-size_t text_sanitize(const char *s, char *buf, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = 0;
-
-	while (*p) {
-		unsigned int cp;
-		size_t k = utf8_seq(p, &cp);
-		const unsigned char *piece = p;
-
-		if (!k || is_control(cp)) {
-			piece = (const unsigned char *)"?";
-			p += k ? k : 1;
-			k = 1;
-		} else {
-			p += k;
-		}
-		if (n + k < len)
-			memcpy(buf + n, piece, k);
-		else if (n < len)
-			len = n + 1;	/* never split a sequence: stop here */
-		n += k;
-	}
-	if (len)
-		buf[n < len ? n : len - 1] = '\0';
-	return n;
-}
 
 void markdown_escape(FILE *out, const char *s)
 {

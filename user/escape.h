@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include "safetext.h"
 
 /*
  * Length of the valid UTF-8 sequence at s (1-4), or 0 if s does not start
@@ -18,12 +19,7 @@
  */
 size_t utf8_seq(const unsigned char *s, unsigned int *cp);
 
-/*
- * s for a terminal: C0 controls, DEL, C1 controls (U+0080-U+009F) and
- * bytes that are not UTF-8 become '?'. Returns the length it needed
- * (like snprintf); buf is always terminated.
- */
-size_t text_sanitize(const char *s, char *buf, size_t len);
+/* text_sanitize(): one sanitizer for every terminal, in safetext.h */
 
 /* s sanitized as above, then '\' before each of \ | ` * _ [ ] < > #. */
 void markdown_escape(FILE *out, const char *s);

@@ -43,8 +43,6 @@ int report_flush(FILE *out)
 
 /* ------------------------------------------------------------- text */
 
-static bool plan_has_bitmap(const struct plan *p);
-static bool plan_hooks_whole_dirty(const struct plan *p);
 
 static void ratio_text(char *buf, size_t len, uint64_t num, uint64_t den)
 {
