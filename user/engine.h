@@ -40,6 +40,8 @@ struct engine {
 	} batch[2];
 };
 
+/* CLOCK_MONOTONIC in ns: when the engine attached, and each snapshot. */
+uint64_t engine_now_ns(void);
 /* Returns 0, or a negative errno with a message in err. */
 int engine_open(struct engine *e, const struct plan *p,
 		const struct engine_opts *o, char *err, size_t errlen);
