@@ -21,6 +21,7 @@
 #include "commands.h"
 #include "escape.h"
 #include "exitcodes.h"
+#include "fio_results.h"
 #include "report.h"
 #include "run_meta.h"
 

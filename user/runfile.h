@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Run files read back: the JSON that `run --json FILE` writes (schema
- * "iomapdirty/1", docs/json-schema.md), loaded for compare and report;
- * and fio's own JSON results (--output-format=json), summed over its
- * jobs, which `run --fio-json` keeps in the run file.
+ * "iomapdirty/1", docs/json-schema.md), loaded for compare and report.
  *
  * A value the file gives as null (the plan could not measure it) or does
  * not have (an older file) is "unknown", never 0.
@@ -14,8 +12,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <time.h>
+#include "fio_results.h"
 #include "iomapdirty.h"
+#include "json_input.h"
 
 /* The per-folio statistics of a run file's `stats` objects. */
 #define RUN_STATS_FIELDS(X) \
@@ -36,13 +35,6 @@ enum run_field {
 };
 
 extern const char *const run_field_names[NR_RUN_FIELDS];
-
-/* A number from the file, or unknown (null or absent). */
-struct run_num {
-	double v;		/* ratios, seconds, rates */
-	uint64_t u;		/* counters: exact */
-	bool known;
-};
 
 struct run_stats {
 	struct run_num f[NR_RUN_FIELDS];
@@ -71,23 +63,6 @@ struct run_hook {
 struct run_counter {
 	char name[48];
 	uint64_t value;
-};
-
-/* fio's figures for one direction, summed over its jobs. */
-struct fio_dir {
-	uint64_t io_bytes;
-	uint64_t bw_bytes;	/* bytes per second */
-	double iops;
-	uint64_t runtime_ms;	/* the longest job's */
-	double lat_mean_ns;	/* mean completion latency, weighted by I/Os */
-	uint64_t total_ios;
-};
-
-struct fio_summary {
-	bool present;
-	char version[32];
-	uint32_t jobs;
-	struct fio_dir read, write;
 };
 
 struct run_file {
@@ -123,20 +98,5 @@ struct run_file {
 int run_file_load(const char *path, struct run_file *rf, char *err, size_t len);
 void run_file_free(struct run_file *rf);
 uint64_t run_file_losses(const struct run_file *rf);
-
-/*
- * Reads fio's --output-format=json results from a file modified at or
- * after not_before (a file left by an earlier run is refused). Returns 0
- * or -1 with err.
- */
-int fio_summary_load(const char *path, time_t not_before, struct fio_summary *fs,
-		     char *err, size_t len);
-
-/*
- * Opens a file to read: a regular file, never through a symbolic link
- * (root reads files that other users may have written). Returns the fd
- * or -1 with err.
- */
-int input_open(const char *path, char *err, size_t len);
 
 #endif
