@@ -1,24 +1,27 @@
 #!/usr/bin/env bash
-# lab-results.sh [--passed N --failed N] VARIANT=CONSOLE_LOG...
+# lab-results.sh [--passed N --failed N] [--ab DIR] VARIANT=CONSOLE_LOG...
 # Prints docs/lab-results.md (Markdown) from the VMRESULT lines that the
 # payload (tests/vm/payload/run.sh) left in the guests' console logs: the
 # seed's A/B (ppc64le, 64 KiB pages) next to the cover letter's numbers,
 # then one section per kernel (x86_64 6.1 unpatched and rfcv4, x86_64
 # Debian 6.12, ppc64le 6.1 unpatched and rfcv4), for the variants given.
+# --ab DIR: vmcheck.sh's `iomapdirty compare` of the guests' run files
+# (DIR/LABEL-NAME.md), embedded with a link to the HTML reports.
 # vmcheck.sh calls it; it can be rerun on kept logs:
 #   tests/vm/lab-results.sh unpatched=/var/cache/iomapdirty-lab/out/unpatched.console.log \
 #       rfcv4=/var/cache/iomapdirty-lab/out/rfcv4.console.log
 set -euo pipefail
 
-passed="" failed=""
+passed="" failed="" abdir=""
 declare -A LOGS
 ALL=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--passed) passed=$2; shift 2 ;;
 	--failed) failed=$2; shift 2 ;;
+	--ab) abdir=$2; shift 2 ;;
 	*=*) ALL+=("${1%%=*}"); LOGS[${1%%=*}]=${1#*=}; shift ;;
-	*) echo "usage: $0 [--passed N --failed N] VARIANT=CONSOLE_LOG..." >&2; exit 2 ;;
+	*) echo "usage: $0 [--passed N --failed N] [--ab DIR] VARIANT=CONSOLE_LOG..." >&2; exit 2 ;;
 	esac
 done
 [ ${#ALL[@]} -gt 0 ] || { echo "$0: no console logs given" >&2; exit 2; }
@@ -145,6 +148,57 @@ write and fdatasync dominates: a ratio within one run, not a claim about
 hardware.
 EOF
 fi
+
+# The compare tables vmcheck.sh made from the guests' run files
+ab_tables() {
+	local label u r name what
+	{ [ -n "$abdir" ] && ls "$abdir"/*-fio.md >/dev/null 2>&1; } || return 0
+	cat <<EOF
+
+## The A/B from the lab's own run files
+
+Each guest also keeps two run files (\`iomapdirty run --json\`, the auto
+plan): the aligned scattered overwrites (\`iomapdirty run --mount MNT
+--json F -- workload scatter ...\`, as in the tables below) and the seed's
+fio job (with \`--fio-json\`, so that fio's bandwidth and IOPS are in the
+file). They leave the guest on the serial console (gzip, base64; size and
+sha256 checked) and are kept in [lab-runs/](lab-runs/). vmcheck.sh
+compares each pair with \`iomapdirty compare\` and checks that the ratio of
+the submitted bytes in the run files equals the ratio of the bytes the
+block layer wrote into the file in the same runs, and that both are one
+block per folio (block size / page size).
+EOF
+	what=""
+	for label in ppc64le x86_64; do
+		if [ -s "$abdir/lab-ab-$label.html" ]; then
+			what+="${what:+, }[$label](lab-ab-$label.html)"
+		fi
+	done
+	if [ -n "$what" ]; then
+		printf 'The fio runs as pages (`iomapdirty report`): %s.\n' "$what"
+	fi
+	for label in ppc64le x86_64; do
+		case $label in
+		ppc64le) u=ppc-unpatched r=ppc-rfcv4 ;;
+		x86_64) u=unpatched r=rfcv4 ;;
+		esac
+		for name in fio scatter; do
+			[ -s "$abdir/$label-$name.md" ] || continue
+			case $label/$name in
+			ppc64le/fio) what="ppc64le, 64 KiB pages, XFS with 4 KiB blocks: the seed's fio job" ;;
+			ppc64le/scatter) what="ppc64le, 64 KiB pages: aligned 4 KiB overwrites, one per folio" ;;
+			x86_64/fio) what="x86_64, 4 KiB pages, XFS with 1 KiB blocks: the seed's fio job (bs=1k)" ;;
+			x86_64/scatter) what="x86_64, 4 KiB pages, 1 KiB blocks: aligned 100-byte overwrites, one per folio" ;;
+			esac
+			printf '\n### %s\n\n' "$what"
+			echo "    \$ iomapdirty compare --labels $u,$r --format markdown $u-$name.json $r-$name.json"
+			echo
+			cat "$abdir/$label-$name.md"
+		done
+	done
+	return 0
+}
+ab_tables
 
 frow() {	# LABEL KEY [mib|ratio|round]
 	local out="| $1 |" v vals=()

@@ -15,7 +15,12 @@
 #                         (static, or data); fio, jq, mkfs.xfs ... come
 #                         from Debian's ppc64el packages
 #   VM_RESULTS_MD         also write the payload's results table there
-#                         (tests/vm/lab-results.sh; after a run with no failure)
+#                         (tests/vm/lab-results.sh; after a run of every guest
+#                         with no failure), and beside it the A/B reports of
+#                         the guests' run files (lab-ab-*.html) and the run
+#                         files (lab-runs/)
+#   IOMAPDIRTY            the host's iomapdirty for compare and report
+#                         (default: <repo>/iomapdirty)
 #   VM_SMOKE              auto (smoke suite unless /payload/run.sh), always, never
 #   SEEDS_DIR             seed patches (default: <repo>/../shared/seeds)
 #   IOMAPDIRTY_LAB_CACHE  kernel cache (default /var/cache/iomapdirty-lab)
@@ -770,6 +775,95 @@ compare_variants() {
 	[ "$(guest_suite)" = none ] && return
 	compare_pair unpatched rfcv4 4096 1024 x86_64
 	compare_pair ppc-unpatched ppc-rfcv4 65536 4096 ppc64le
+	ab_runfiles unpatched rfcv4 4096 1024 x86_64
+	ab_runfiles ppc-unpatched ppc-rfcv4 65536 4096 ppc64le
+}
+
+# ---------------------------------------------------------------- run files
+# The payload's run files (`iomapdirty run --json`: the scattered writes and
+# the seed's fio job) come out of the guest as VMFILE lines on the console
+# (payload/run.sh, export_file: gzip, base64). extract_runfiles VARIANT
+# decodes each into $OUT/runs/VARIANT-NAME.json and checks its size and
+# sha256 against the guest's BEGIN line: a line garbled on the serial
+# console fails here, not in a report.
+extract_runfiles() {	# variant
+	local v=$1 clog=$OUT/$1.console.log name size sum f
+	mkdir -p "$OUT/runs"
+	rm -f "$OUT/runs/$v"-*.json
+	while read -r _ _ name size sum; do
+		f=$OUT/runs/$v-$name.json
+		size=${size#bytes=} sum=${sum#sha256=}
+		awk -v n="$name" '$1 == "VMFILE" && $2 == "DATA" && $3 == n { print $4 }' "$clog" |
+			base64 -d 2>/dev/null | gzip -dc >"$f" 2>/dev/null || true
+		if [ "$(wc -c <"$f")" = "$size" ] && [ "$(sha256sum <"$f" | cut -d' ' -f1)" = "$sum" ]; then
+			pass "$v:runfile_copied.$name"
+		else
+			fail "$v:runfile_copied.$name" "decoded $(wc -c <"$f") bytes, the guest sent $size (sha256 $sum)"
+			rm -f "$f"
+		fi
+	done < <(grep -a '^VMFILE BEGIN ' "$clog" || true)
+}
+
+# ab_runfiles UNPATCHED RFCV4 PAGE BLOCK LABEL: `iomapdirty compare` and
+# `iomapdirty report` on the two guests' run files, into $OUT/ab. Checked:
+# the compare's submitted-bytes ratio (rfcv4 / unpatched, from the run
+# files) equals the ratio of the bytes the block layer wrote into the file
+# in the same runs (the guests' VMRESULT lines, block_rq_issue, read
+# independently of the tool), and both equal BLOCK / PAGE: one dirty block
+# instead of the whole folio per write.
+ab_runfiles() {
+	local u=$1 r=$2 page=$3 block=$4 label=$5 c="compare:$5" name a b ub rb ratio
+	local tool=${IOMAPDIRTY:-$REPO/iomapdirty} ab=$OUT/ab
+	case " $VM_KERNELS " in *" $u "*) ;; *) return ;; esac
+	case " $VM_KERNELS " in *" $r "*) ;; *) return ;; esac
+	[ "$(guest_suite)" = smoke ] && return
+	mkdir -p "$ab"
+	rm -f "$ab/$label"-* "$ab/lab-ab-$label.html"
+	for name in scatter fio; do
+		a=$u-$name.json b=$r-$name.json
+		if [ ! -s "$OUT/runs/$a" ] || [ ! -s "$OUT/runs/$b" ]; then
+			fail "$c.runfile_ab.$name" "no run file from a guest ($a, $b in $OUT/runs)"
+			continue
+		fi
+		# relative names: the tables show the files as docs/lab-runs has them
+		if ! (cd "$OUT/runs" && "$tool" compare --labels "$u,$r" --format json "$a" "$b") \
+			>"$ab/$label-$name.json" ||
+			! (cd "$OUT/runs" && "$tool" compare --labels "$u,$r" --format markdown "$a" "$b") \
+			>"$ab/$label-$name.md" ||
+			! (cd "$OUT/runs" && "$tool" compare --labels "$u,$r" "$a" "$b") >"$ab/$label-$name.txt"; then
+			fail "$c.runfile_ab.$name" "$tool compare failed on $a $b"
+			continue
+		fi
+		ratio=$(jq '.rows[] | select(.figure == "submitted_bytes") | .ratio_to_first[1]' "$ab/$label-$name.json" || true)
+		if [ "$name" = scatter ]; then
+			ub=$(result_value "$u" runfile blk_file_bytes name=scatter)
+			rb=$(result_value "$r" runfile blk_file_bytes name=scatter)
+		else
+			ub=$(result_value "$u" fio blk_file_bytes)
+			rb=$(result_value "$r" fio blk_file_bytes)
+		fi
+		echo "$label: $name run files: compare's submitted bytes $r/$u = $ratio;" \
+			"block layer $rb/$ub; block/page $block/$page"
+		if [ -z "$ub" ] || [ -z "$rb" ] || [ "$ub" = 0 ]; then
+			fail "$c.runfile_ab.$name" "a guest printed no block-layer bytes for the run"
+		elif awk -v g="$ratio" -v ub="$ub" -v rb="$rb" -v p="$page" -v bl="$block" 'BEGIN {
+			want = rb / ub
+			exit !(g ~ /^[0-9.e+-]+$/ && g - want < 1e-9 * want && want - g < 1e-9 * want &&
+				rb * p == ub * bl) }'; then
+			pass "$c.runfile_ab.$name"
+		else
+			fail "$c.runfile_ab.$name" "compare says $ratio, the block layer $rb/$ub, the geometry $block/$page"
+		fi
+	done
+	if [ -s "$OUT/runs/$u-fio.json" ] && [ -s "$OUT/runs/$r-fio.json" ]; then
+		if (cd "$OUT/runs" && "$tool" report --labels "$u,$r" \
+			--title "iomapdirty kernel lab, $label: the seed's fio job, unpatched vs RFCv4" \
+			-o "$ab/lab-ab-$label.html" "$u-fio.json" "$r-fio.json"); then
+			pass "$c.runfile_report"
+		else
+			fail "$c.runfile_report" "$tool report failed"
+		fi
+	fi
 }
 
 # The payload's VMRESULT lines as a Markdown report (tests/vm/lab-results.sh)
@@ -777,7 +871,7 @@ write_results() {
 	local md=$OUT/lab-results.md v logs=()
 	grep -qs '^VMRESULT fio ' "$OUT"/*.console.log || return 0
 	for v in $VM_KERNELS; do logs+=("$v=$OUT/$v.console.log"); done
-	"$HERE/lab-results.sh" --passed "$PASSED" --failed "$FAILED" "${logs[@]}" >"$md" ||
+	"$HERE/lab-results.sh" --passed "$PASSED" --failed "$FAILED" --ab "$OUT/ab" "${logs[@]}" >"$md" ||
 		{ fail "lab_results" "tests/vm/lab-results.sh failed"; return 0; }
 	log "results: $md"
 	[ -n "$VM_RESULTS_MD" ] || return 0
@@ -789,6 +883,24 @@ write_results() {
 	else
 		cp "$md" "$VM_RESULTS_MD"
 		log "wrote $VM_RESULTS_MD"
+		publish_ab "$(dirname "$VM_RESULTS_MD")"
+	fi
+}
+
+# The A/B reports and the run files they come from, next to
+# VM_RESULTS_MD (which links them): DIR/lab-ab-LABEL.html, DIR/lab-runs/
+publish_ab() {	# dir
+	local f
+	for f in "$OUT"/ab/lab-ab-*.html; do
+		[ -s "$f" ] || continue
+		cp "$f" "$1/"
+		log "wrote $1/$(basename "$f")"
+	done
+	if ls "$OUT"/runs/*.json >/dev/null 2>&1; then
+		rm -rf "$1/lab-runs"
+		mkdir -p "$1/lab-runs"
+		cp "$OUT"/runs/*.json "$1/lab-runs/"
+		log "wrote $1/lab-runs/ ($(ls "$OUT"/runs/*.json | wc -l) run files)"
 	fi
 }
 
@@ -838,6 +950,7 @@ main() {
 			"console $OUT/$v.console.log"
 		grep -E '^VMRESULT ' "$OUT/$v.console.log" || true
 		check_variant "$v"
+		extract_runfiles "$v"
 	done
 	compare_variants
 	write_results

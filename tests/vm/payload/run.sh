@@ -11,6 +11,8 @@
 # extents); mmap dirtying; verify.  Then the seed's fio job, scaled to the
 # guest, under `iomapdirty run`.  Every check prints VMTEST PASS|FAIL;
 # figures for docs/lab-results.md are VMRESULT lines (tests/vm/lab-results.sh).
+# The run files of the scattered writes and of fio (`run --json`) leave
+# the guest as VMFILE lines (export_file) for the host's A/B report.
 # shellcheck disable=SC2046,SC2154 # set -- $(...) splits on purpose; load sets E_*, V_* ...
 . /lib/vmcheck/lib.sh
 export PATH=/payload/bin:$PATH
@@ -503,6 +505,65 @@ large_blocks() {
 	losetup -d $LBS_DEV
 }
 
+# ------------------------------------------------------------- run files
+# The lab's own run files, for the A/B that vmcheck.sh builds on the host
+# with `iomapdirty compare` and `iomapdirty report` (docs/lab-results.md).
+# export_file NAME FILE: FILE on the console as VMFILE lines (gzip, then
+# base64, one line each), between a BEGIN line with its size and sha256
+# and an END line; the host decodes it and checks both.
+export_file() {
+	echo "VMFILE BEGIN $1 bytes=$(wc -c <"$2") sha256=$(sha256sum <"$2" | cut -d' ' -f1)"
+	gzip -9 -c "$2" | base64 | sed "s/^/VMFILE DATA $1 /"
+	echo "VMFILE END $1"
+}
+
+# runfile_scatter: the aligned scattered overwrites (one write in one
+# block of its own folio, then fsync) under `iomapdirty run --json` in the
+# auto plan, the block layer traced; the run file checked against the
+# workload's figures and the block layer, then exported.
+runfile_scatter() {
+	n=runfile f=$MNT/runfile.dat rf=$W/runfile-scatter.json
+	rm -f $f $rf
+	workload prep $f $PREP_SIZE >$W/prep.json || { vmtest_fail "$n.prep" "workload prep failed"; return; }
+	sync
+	trace_start
+	# -q: no text summary on stdout, which the workload's figures go to
+	timeout $RUN_TIMEOUT iomapdirty run -q --mount $MNT --json $rf -- \
+		workload scatter $f --count $NWRITES --len $WLEN --stride $STRIDE_ALIGNED >$W/exp.json
+	rc=$?
+	trace_stop $W/blk.trace
+	check "$n.exit" 0 $rc "iomapdirty run --json -- workload scatter"
+	[ -s $rf ] || { vmtest_fail "$n.output" "no run file"; return; }
+	load X_ $W/exp.json "$EXP_PICK"
+	load E_ $W/exp.json .
+	load R_ $rf .totals
+	file_extents $f >$W/extents
+	set -- $(blk_bytes $W/blk.trace $W/extents)
+	blk_file=$1
+	r() { val R_ "$1"; }
+	echo "--- $n: iomapdirty run totals: $(jqm -c .totals $rf)"
+	check "$n.losses" '{}' "$(jqm -c '[.losses | to_entries[] | select(.value != 0)] | from_entries' $rf)"
+	check "$n.trace_overrun" 0 "$TRACE_OVERRUN"
+	for k in app_bytes folios; do
+		check "$n.$k" "$(x $k)" "$(r $k)"
+	done
+	check "$n.dirty_blocks" "$(x app_dirty_blocks)" "$(r dirty_blocks)"
+	if [ "$VM_TRACKING" = yes ]; then
+		check "$n.submitted_blocks" "$(r dirty_blocks)" "$(r submitted_blocks)" "only dirty blocks"
+	else
+		check "$n.submitted_blocks" $(($(r folios) * E_page_size / E_block_size)) \
+			"$(r submitted_blocks)" "whole folios"
+	fi
+	check "$n.blocklayer_bytes" "$(r submitted_bytes)" "$blk_file" \
+		"data written into the file at the block layer vs the run file's submitted_bytes"
+	echo "VMRESULT runfile variant=$V name=scatter stride=$STRIDE_ALIGNED writes=$NWRITES len=$WLEN" \
+		"app_bytes=$(r app_bytes) dirty_blocks=$(r dirty_blocks) folios=$(r folios)" \
+		"submitted_blocks=$(r submitted_blocks) submitted_bytes=$(r submitted_bytes)" \
+		"folio_amplification=$(r folio_amplification) blk_file_bytes=$blk_file"
+	export_file scatter $rf
+	rm -f $f
+}
+
 # ------------------------------------------------------------ the seed's fio
 fio_seed() {
 	n=fio job=$W/seed-randwrite.fio
@@ -525,7 +586,8 @@ fio_seed() {
 	trace_start
 	t0=$(now)
 	info "fio: the measured run"
-	timeout $RUN_TIMEOUT iomapdirty run --mount $MNT --json $W/run.json -- \
+	rm -f $W/fio.json
+	timeout $RUN_TIMEOUT iomapdirty run --mount $MNT --json $W/run.json --fio-json $W/fio.json -- \
 		fio --directory=$MNT --output-format=json --output=$W/fio.json $job
 	rc=$?
 	t1=$(now)
@@ -559,6 +621,9 @@ fio_seed() {
 	fi
 	check "$n.blocklayer_bytes" "$(r submitted_bytes)" "$blk_file" \
 		"data written into fio's file at the block layer vs the tool's submitted_bytes"
+	# run --fio-json kept fio's own figures in the run file (one job)
+	check "$n.run_file_fio" "$(jqm -c '.jobs[0].write | [.io_bytes, .bw_bytes, .total_ios]' $W/fio.json)" \
+		"$(jqm -c '.fio.write | [.io_bytes, .bw_bytes, .total_ios]' $W/run.json)" "fio's results in the run file"
 	if [ "$(r submitted_bytes)" != "$blk_file" ]; then
 		echo "--- fio: write requests by size (sectors), and the file's extents"
 		awk '/ block_rq_issue: / && $0 ~ / W/ { sub(/.*\+ /, ""); n[$1]++ }
@@ -572,6 +637,7 @@ fio_seed() {
 		"block_rounding=$(r block_rounding) folio_amplification=$(r folio_amplification)" \
 		"blk_file_bytes=$blk_file blk_other_bytes=$blk_other blk_log_bytes=$blk_log" \
 		"size=$FIO_SIZE runtime_s=$FIO_RUNTIME numjobs=$FIO_JOBS bs=$FIO_BS page_size=$PAGE_SIZE"
+	export_file fio $W/run.json
 	rm -f $MNT/fio-run.*
 }
 
@@ -618,6 +684,7 @@ for m in $MODES; do
 	info "mode $m: $(awk -v a=$m0 -v b=$(now) 'BEGIN { print b - a }') s"
 done
 [ "$VM_SERIES" = 6.12 ] && large_blocks tracepoint
+runfile_scatter
 fio_seed
 info "payload done, uptime $(now) s"
 exit 0
