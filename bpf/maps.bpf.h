@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * How maps are shared between the BPF compilation units, the one
- * insert-or-lookup helper, and the two maps every unit writes: the
- * global counters and the histograms.
+ * insert-or-lookup helper, and the map every unit writes: the global
+ * counters. (The histograms are per filesystem: sums.bpf.h.)
  *
  * The object is linked from several units (see the Makefile and
  * docs/design.md). A map shared by units is declared once, with
@@ -33,27 +33,10 @@ typedef struct {
 } counters_map_t;
 SHARED_MAP(counters_map_t, counters);
 
-typedef struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, NR_HISTS * HIST_BUCKETS);
-	__type(key, __u32);
-	__type(value, __u64);
-} hists_map_t;
-SHARED_MAP(hists_map_t, hists);
-
 static __always_inline void count(enum counter_id id)
 {
 	__u32 key = id;
 	__u64 *val = bpf_map_lookup_elem(&counters, &key);
-
-	if (val)
-		*val += 1;
-}
-
-static __always_inline void hist_add(enum hist_id hist, unsigned int bucket)
-{
-	__u32 key = hist * HIST_BUCKETS + bucket;
-	__u64 *val = bpf_map_lookup_elem(&hists, &key);
 
 	if (val)
 		*val += 1;

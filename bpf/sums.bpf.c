@@ -85,11 +85,41 @@ static __always_inline void note_violation(struct wb_ctx *c, __u64 dirty)
 	map_try_insert(&violations, &key, &v, CNT_VIOLATION_MAP_FULL);
 }
 
+/*
+ * Adds a thread's histogram counts into a filesystem's. The buckets are
+ * folded here, with the sums, and not counted in a map of their own as the
+ * folio finishes: a sum reaches the shared totals up to ACC_MAX_NS later,
+ * and an interval would count folios in its histograms that its totals
+ * count only in the next one (issue 11, item 9: 5560 folios written back
+ * against 6166 in the histograms of the same interval).
+ */
+static __always_inline void fold_hist(struct fs_stats *fs, const struct wb_ctx *c)
+{
+	for (int h = 0; h < NR_HISTS; h++)
+		for (int b = 0; b < HIST_BUCKETS; b++)
+			if (c->acc_hist[h][b])
+				__sync_fetch_and_add(&fs->hist[h][b], c->acc_hist[h][b]);
+}
+
+/*
+ * Adds 1 to a fold's sequence counter with a fetching atomic (the result is
+ * kept alive): a full barrier on every JIT, where a plain atomic add may be
+ * relaxed (arm64 STADD), so the fold's adds stay between its two counts.
+ */
+static __always_inline void fold_seq_bump(__u64 *seq)
+{
+	__u64 old = __sync_fetch_and_add(seq, 1);
+
+	asm volatile("" : : "r"(old));
+}
+
 /* A global function: called from finish_folio() and the flush. */
 __noinline int acc_fold(struct wb_ctx *c)
 {
 	static const struct wa_stats zero;
+	static const struct fs_stats fs_zero;
 	struct file_key fkey = {};
+	struct fs_stats *fs;
 	struct wa_stats *s;
 	__u32 dev;
 
@@ -101,11 +131,24 @@ __noinline int acc_fold(struct wb_ctx *c)
 	s = map_lookup_or_try_init(&files, &fkey, &zero, CNT_FILE_MAP_FULL);
 	if (s)
 		stats_merge(s, &c->acc);
-	s = map_lookup_or_try_init(&filesystems, &dev, &zero, CNT_FS_MAP_FULL);
-	if (s)
-		stats_merge(s, &c->acc);
+	/* sums and histograms of the same folios, inside one fold (fs_stats) */
+	fs = map_lookup_or_try_init(&filesystems, &dev, &fs_zero, CNT_FS_MAP_FULL);
+	if (fs) {
+		fold_seq_bump(&fs->folds_begun);
+		stats_merge(&fs->s, &c->acc);
+		fold_hist(fs, c);
+		fold_seq_bump(&fs->folds_done);
+	}
 	c->acc_folios = 0;
 	return 0;
+}
+
+/* Counts a folio in the thread's histogram (acc_hist: folded with acc). */
+static __always_inline void acc_hist_add(struct wb_ctx *c, enum hist_id h,
+					 unsigned int bucket)
+{
+	if (bucket < HIST_BUCKETS)
+		c->acc_hist[h][bucket]++;
 }
 
 /* A global function: the verifier checks it once, not at every caller. */
@@ -121,17 +164,18 @@ __noinline int finish_folio(struct wb_ctx *c, __u64 now)
 		acc_fold(c);
 	if (!c->acc_folios) {
 		__builtin_memset(&c->acc, 0, sizeof(c->acc));
+		__builtin_memset(c->acc_hist, 0, sizeof(c->acc_hist));
 		c->acc_key.ino = c->key.ino;
 		c->acc_key.dev = c->key.dev;
 		c->acc_first_ns = now;
 	}
 	acc_add_folio(&c->acc, c, dirty, now);
 	c->acc_folios++;
-	hist_add(HIST_DIRTY_BLOCKS, log2_bucket(dirty));
-	hist_add(HIST_SUBMITTED_BLOCKS, log2_bucket(c->submitted_blocks));
-	hist_add(HIST_FOLIO_BYTES, log2_bucket(c->folio_bytes));
+	acc_hist_add(c, HIST_DIRTY_BLOCKS, log2_bucket(dirty));
+	acc_hist_add(c, HIST_SUBMITTED_BLOCKS, log2_bucket(c->submitted_blocks));
+	acc_hist_add(c, HIST_FOLIO_BYTES, log2_bucket(c->folio_bytes));
 	if (dirty)
-		hist_add(HIST_AMPLIFICATION, amp_bucket(c->submitted_blocks, dirty));
+		acc_hist_add(c, HIST_AMPLIFICATION, amp_bucket(c->submitted_blocks, dirty));
 	if (dirty && c->violation_blocks)
 		note_violation(c, dirty);
 	if (now - c->acc_first_ns >= ACC_MAX_NS)

@@ -5,12 +5,14 @@
  * counted. finish_folio() and acc_fold(), global functions, are in
  * sums.bpf.c.
  *
- * A thread's finished folios are summed in its context (wb_ctx.acc, plain
- * adds: nobody else writes it) while it stays in one file, and folded into
+ * A thread's finished folios are summed in its context (wb_ctx.acc and
+ * the histogram buckets acc_hist, plain adds: nobody else writes it) while it stays in one file, and folded into
  * the shared totals (two hash lookups, atomic adds) only when it moves to
  * another file, when the sum is older than ACC_MAX_NS, or when user space
  * flushes before a report: writeback goes through a file's folios in a
- * row, so most folios cost no shared update.
+ * row, so most folios cost no shared update. The histograms are summed
+ * and folded with the sums (into struct fs_stats), never on their own, so
+ * both always count the same folios.
  */
 #ifndef IOMAPDIRTY_SUMS_BPF_H
 #define IOMAPDIRTY_SUMS_BPF_H
@@ -34,7 +36,7 @@ typedef struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 256);
 	__type(key, __u32);			/* dev */
-	__type(value, struct wa_stats);
+	__type(value, struct fs_stats);
 } filesystems_map_t;
 SHARED_MAP(filesystems_map_t, filesystems);
 

@@ -107,6 +107,30 @@ struct wa_stats {
 #undef WA_STATS_MEMBER
 };
 
+/* Histograms: log2 buckets (see buckets.h), one row of buckets each. */
+enum hist_id {
+#define HIST_ENUM(id, name, unit)	id,
+	HISTOGRAMS(HIST_ENUM)
+#undef HIST_ENUM
+	NR_HISTS,
+};
+#define HIST_BUCKETS	40
+
+/*
+ * Per filesystem: the sums and the histograms of the same folios, both
+ * folded from a thread's running sum (wb_ctx.acc, acc_hist) by one
+ * acc_fold(). A fold adds 1 to folds_begun first and to folds_done last
+ * (fetching atomics: full barriers), so user space can tell a reading
+ * taken while no fold was half done (fs_stats_settled(), user/snapshot.c)
+ * and an interval's totals always count the folios its histograms count.
+ */
+struct fs_stats {
+	__u64 folds_begun;
+	struct wa_stats s;
+	__u64 hist[NR_HISTS][HIST_BUCKETS];
+	__u64 folds_done;
+};
+
 /*
  * One writeback of one folio, in progress in one thread. The entry of a
  * thread is kept between its folios (reset, not reallocated: it is 1 KiB)
@@ -145,21 +169,14 @@ struct wb_ctx {
 	 * folios, never reset with the folio fields above.
 	 */
 	struct wa_stats acc;
+	/* the same folios' histogram buckets, folded with acc (fs_stats) */
+	__u32 acc_hist[NR_HISTS][HIST_BUCKETS];
 	struct file_key acc_key;
 	__u64 acc_first_ns;
 	__u64 acc_folios;		/* 0: acc is empty */
 	__u32 owner;			/* ctx_slots: the thread, 0 if free */
 	__u32 pad;
 };
-
-/* Histograms: log2 buckets (see buckets.h), one row of buckets each. */
-enum hist_id {
-#define HIST_ENUM(id, name, unit)	id,
-	HISTOGRAMS(HIST_ENUM)
-#undef HIST_ENUM
-	NR_HISTS,
-};
-#define HIST_BUCKETS	40
 
 /*
  * Global counters (EVENT_COUNTERS, LOSS_COUNTERS in fields.h): the events

@@ -337,11 +337,9 @@ void engine_close(struct engine *e)
 	e->skel = NULL;
 	free(e->percpu);
 	e->percpu = NULL;
-	for (int i = 0; i < 2; i++) {
-		free(e->batch[i].keys);
-		free(e->batch[i].vals);
-		e->batch[i] = (struct batch_buf){};
-	}
+	free(e->batch.keys);
+	free(e->batch.vals);
+	e->batch = (struct batch_buf){};
 }
 
 int engine_summary(struct engine *e, struct snapshot *d)

@@ -32,12 +32,12 @@ struct engine {
 	int ncpus;
 	uint64_t start_ns;
 	uint64_t *percpu;	/* scratch for per-CPU reads */
-	/* batch reads of the files and filesystems maps: keys, values */
+	/* batch reads of the files map: keys, values */
 	struct batch_buf {
 		void *keys;
 		struct wa_stats *vals;
 		uint32_t cap;
-	} batch[2];
+	} batch;
 };
 
 /* CLOCK_MONOTONIC in ns: when the engine attached, and each snapshot. */

@@ -4,6 +4,8 @@
  * into snapshots; paths, violations, bio statistics. See engine.h.
  */
 #include <errno.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,11 +123,11 @@ static int read_stats_map_each(int fd, size_t key_size, size_t entry_size,
 	return 0;
 }
 
-static int read_stats_map(struct engine *e, int which, struct bpf_map *map,
+static int read_stats_map(struct engine *e, struct bpf_map *map,
 			  size_t key_size, size_t entry_size, void **out, int *count)
 {
 	int fd = bpf_map__fd(map);
-	int ret = read_stats_map_batch(fd, &e->batch[which], bpf_map__max_entries(map),
+	int ret = read_stats_map_batch(fd, &e->batch, bpf_map__max_entries(map),
 				       key_size, entry_size, out, count);
 
 	if (ret != -EOPNOTSUPP)
@@ -192,10 +194,70 @@ static uint64_t kprobe_misses(struct engine *e)
 	return n;
 }
 
+/*
+ * One filesystem's record, read until two readings in a row are equal with
+ * no fold half done (fs_stats_settled(): then the second is the record as
+ * it was at an instant between folds, its sums and histograms of the same
+ * folios). A fold takes a microsecond: the retries end at once.
+ */
+#define FS_READ_TRIES	1000
+
+static int read_fs_settled(int fd, uint32_t dev, struct fs_stats *out)
+{
+	struct fs_stats prev;
+
+	if (bpf_map_lookup_elem(fd, &dev, &prev))
+		return -errno;
+	for (int i = 0; i < FS_READ_TRIES; i++) {
+		if (bpf_map_lookup_elem(fd, &dev, out))
+			return -errno;
+		if (fs_stats_settled(&prev, out))
+			return 0;
+		prev = *out;
+		if (i >= 10)
+			sched_yield();
+	}
+	return -EAGAIN;
+}
+
+/*
+ * The filesystems: their sums into s->fs, their histograms added into
+ * s->hists (the interval's histograms are the filesystems' together).
+ */
+static int read_filesystems(struct engine *e, struct snapshot *s)
+{
+	int fd = bpf_map__fd(e->skel->maps.filesystems);
+	uint32_t max = bpf_map__max_entries(e->skel->maps.filesystems);
+	uint32_t dev, prev;
+	bool first = true;
+	struct fs_stats r;
+
+	s->fs = calloc(max ? max : 1, sizeof(*s->fs));
+	if (!s->fs)
+		return -ENOMEM;
+	while (s->nfs < (int)max && !bpf_map_get_next_key(fd, first ? NULL : &prev, &dev)) {
+		int ret = read_fs_settled(fd, dev, &r);
+
+		first = false;
+		prev = dev;
+		if (ret == -ENOENT)
+			continue;
+		if (ret)
+			return ret;
+		s->fs[s->nfs].dev = dev;
+		s->fs[s->nfs].s = r.s;
+		s->nfs++;
+		for (int h = 0; h < NR_HISTS; h++)
+			for (int b = 0; b < HIST_BUCKETS; b++)
+				s->hists[h][b] += r.hist[h][b];
+	}
+	return 0;
+}
+
 int engine_snapshot(struct engine *e, struct snapshot *s)
 {
+	void *arr = NULL;
 	int fd, ret;
-	void *arr;
 
 	memset(s, 0, sizeof(*s));
 	s->seconds = (engine_now_ns() - e->start_ns) / 1e9;
@@ -205,18 +267,12 @@ int engine_snapshot(struct engine *e, struct snapshot *s)
 			return ret;
 	s->counters[CNT_RECURSION_MISSES] = recursion_misses(e);
 	s->counters[CNT_KPROBE_MISSES] = kprobe_misses(e);
-	fd = bpf_map__fd(e->skel->maps.hists);
-	for (uint32_t h = 0; h < NR_HISTS; h++)
-		for (uint32_t b = 0; b < HIST_BUCKETS; b++)
-			if ((ret = read_percpu_sum(e, fd, h * HIST_BUCKETS + b,
-						   &s->hists[h][b])))
-				return ret;
-	ret = read_stats_map(e, 0, e->skel->maps.filesystems, sizeof(uint32_t),
-			     sizeof(struct fs_entry), &arr, &s->nfs);
-	if (ret)
+	ret = read_filesystems(e, s);
+	if (ret) {
+		snapshot_free(s);
 		return ret;
-	s->fs = arr;
-	ret = read_stats_map(e, 1, e->skel->maps.files, sizeof(struct file_key),
+	}
+	ret = read_stats_map(e, e->skel->maps.files, sizeof(struct file_key),
 			     sizeof(struct file_entry), &arr, &s->nfiles);
 	if (ret) {
 		snapshot_free(s);

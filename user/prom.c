@@ -316,28 +316,24 @@ static bool bucket_le(enum hist_id h, unsigned int k, char *buf, size_t len)
 	return true;
 }
 
-/* see hist_sum() */
-#define SUM_LAG	" (exact when writeback is quiet; while a thread writes back, _sum " \
-	"can trail _count by its folios of the last 100 ms)"
-
 static const char *const hist_help[NR_HISTS] = {
 	[HIST_DIRTY_BLOCKS] = "Dirty blocks per folio at writeback (log2 buckets, include/buckets.h); "
-		"_sum is dirty_blocks_total summed over filesystems" SUM_LAG,
+		"_sum is dirty_blocks_total summed over filesystems",
 	[HIST_SUBMITTED_BLOCKS] = "Blocks submitted per folio (log2 buckets); _sum is "
-		"submitted_blocks_total summed over filesystems" SUM_LAG,
+		"submitted_blocks_total summed over filesystems",
 	[HIST_AMPLIFICATION] = "Submitted over dirty blocks per folio with dirty blocks (le=1 "
 		"includes ratios below 1, see folio_amplification_below_one_total). No _sum: "
 		"the kernel keeps per-folio ratios only as bucket counts; the aggregate ratio "
 		"is the recording rule iomapdirty:folio_amplification:ratio_rate5m",
 	[HIST_FOLIO_BYTES] = "Size of each folio written back (log2 buckets); _sum is "
-		"folio_bytes_total summed over filesystems" SUM_LAG,
+		"folio_bytes_total summed over filesystems",
 };
 
 /*
  * _sum of the count histograms, from the per-filesystem totals: the same
- * folios, the same values. The totals are folded from per-thread sums at
- * least every 100 ms and at each scrape for idle threads, so while a
- * thread is writing back _sum may trail _count by its latest folios.
+ * folios, the same values. Sums and buckets are folded together
+ * (struct fs_stats) and read between folds, so _sum and _count always
+ * describe the same folios.
  */
 static bool hist_sum(enum hist_id h, const struct wa_stats *t, uint64_t *sum)
 {

@@ -75,6 +75,19 @@ uint64_t snapshot_losses(const struct snapshot *s)
 	return n;
 }
 
+/*
+ * Each fold adds 1 to folds_begun, then its sums and buckets (every fold
+ * adds at least one folio), then 1 to folds_done. Let a be read before t
+ * and b after t, with a == b and b's counts equal. Counts only grow: at
+ * t, done >= a.folds_done = b.folds_begun >= begun >= done, so no fold
+ * was half done at t; and a field a fold changed after t before b read it
+ * would differ from a's, read before t. So b is the record at t.
+ */
+bool fs_stats_settled(const struct fs_stats *a, const struct fs_stats *b)
+{
+	return b->folds_begun == b->folds_done && !memcmp(a, b, sizeof(*a));
+}
+
 static const struct wa_stats *find_fs(const struct snapshot *s, uint32_t dev)
 {
 	for (int i = 0; s && i < s->nfs; i++)

@@ -6,6 +6,7 @@
 #ifndef IOMAPDIRTY_SNAPSHOT_H
 #define IOMAPDIRTY_SNAPSHOT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "iomapdirty.h"
@@ -45,6 +46,11 @@ void stats_sub(struct wa_stats *out, const struct wa_stats *a,
 /* t += s, each field as it merges (GAUGE: from the later last_ns). */
 void stats_add_into(struct wa_stats *t, const struct wa_stats *s);
 uint64_t snapshot_losses(const struct snapshot *s);
+/*
+ * b, read after a, is a filesystem record as it was between two folds:
+ * nothing changed from a to b and no fold was half done (struct fs_stats).
+ */
+bool fs_stats_settled(const struct fs_stats *a, const struct fs_stats *b);
 /* Orders file entries by (dev, ino), for qsort and bsearch. */
 int file_entry_cmp(const void *a, const void *b);
 

@@ -31,6 +31,83 @@ static struct snapshot make(int nfiles, __u64 scale)
 	return s;
 }
 
+/*
+ * fs_stats_settled() against a model of the BPF fold (sums.bpf.c
+ * acc_fold): a writer folds n folios in four steps (folds_begun, the sum,
+ * the histogram bucket, folds_done) while a reader copies the four fields
+ * one at a time, in a random order, a writer step between two with
+ * probability 1/4, twice.
+ * Whenever the pair is called settled, the second copy must be a record
+ * between folds (its folios equal its histogram's count); and torn copies
+ * must occur, or the model tests nothing.
+ */
+struct fold_model {
+	struct fs_stats live;
+	int step;		/* 0..3: the next step of the fold in progress */
+	__u64 n;		/* folios of that fold */
+};
+
+static void fold_step(struct fold_model *m)
+{
+	switch (m->step) {
+	case 0: m->n = 1 + rand() % 50; m->live.folds_begun++; break;
+	case 1: m->live.s.folios += m->n; break;
+	case 2: m->live.hist[HIST_FOLIO_BYTES][13] += m->n; break;
+	case 3: m->live.folds_done++; break;
+	}
+	m->step = (m->step + 1) % 4;
+}
+
+static void model_read(struct fold_model *m, struct fs_stats *out)
+{
+	__u64 *field[4] = { &out->folds_begun, &out->s.folios,
+			    &out->hist[HIST_FOLIO_BYTES][13], &out->folds_done };
+	const __u64 *live[4] = { &m->live.folds_begun, &m->live.s.folios,
+				 &m->live.hist[HIST_FOLIO_BYTES][13], &m->live.folds_done };
+	int order[4] = { 0, 1, 2, 3 };
+
+	*out = m->live;
+	for (int i = 3; i > 0; i--) {
+		int j = rand() % (i + 1), t = order[i];
+
+		order[i] = order[j];
+		order[j] = t;
+	}
+	for (int i = 0; i < 4; i++) {
+		if (rand() % 4 == 0)
+			fold_step(m);
+		*field[order[i]] = *live[order[i]];
+	}
+}
+
+static void check_fold_reads(void)
+{
+	struct fold_model m = {};
+	long settled = 0, wrong = 0, torn = 0, torn_naive = 0;
+
+	srand(11);
+	for (int trial = 0; trial < 200000; trial++) {
+		struct fs_stats a, b;
+		bool whole;
+
+		model_read(&m, &a);
+		if (rand() % 2)
+			fold_step(&m);
+		model_read(&m, &b);
+		whole = b.s.folios == b.hist[HIST_FOLIO_BYTES][13];
+		torn += !whole;
+		/* counts equal alone would let torn copies through */
+		torn_naive += !whole && b.folds_begun == b.folds_done;
+		if (fs_stats_settled(&a, &b)) {
+			settled++;
+			wrong += !whole;
+		}
+	}
+	CHECK(torn > 1000 && torn_naive > 100, "fold model: the reader sees torn records");
+	CHECK(settled > 1000, "fold model: readings settle");
+	CHECK_U64(wrong, 0, "fold model: a settled reading is whole (sums = histogram)");
+}
+
 /* The stats object as JSON, into buf. */
 static const char *stats_json(const struct wa_stats *s, const struct plan *p,
 			      char *buf, size_t len)
@@ -156,6 +233,7 @@ int main(void)
 	}
 	check_stats_json();
 	check_merge();
+	check_fold_reads();
 	snapshot_free(&a);
 	snapshot_free(&b);
 	UNIT_EXIT();
