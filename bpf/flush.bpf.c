@@ -20,23 +20,50 @@ struct flush_args {
 };
 
 /*
- * Folds the sum of a context idle for args->idle_ns, and finishes its folio
- * if asked; true if the thread has gone quiet (idle a second, no folio in
- * progress): its context may be freed.
+ * How long the context's thread has been idle, if at least args->idle_ns
+ * (else 0: it is busy and folds its own sum). A hint read without the
+ * context held: flush_ctx() rereads it once it holds it.
  */
-static __always_inline bool flush_ctx(struct wb_ctx *c, struct flush_args *args)
+static __always_inline __u64 ctx_idle(const struct wb_ctx *c, const struct flush_args *args)
 {
-	__u64 idle;
+	__u64 start = c->start_ns;
 
 	/*
 	 * 'now' was read before the walk: a folio begun since then has a
 	 * later start, and the unsigned difference would look like an age.
 	 */
-	if (c->start_ns >= args->now)
+	if (start >= args->now || args->now - start < args->idle_ns)
+		return 0;
+	return args->now - start;
+}
+
+/*
+ * Takes context c from its idle thread (CTX_HELD, bpf/folio_ctx.bpf.h):
+ * the thread's owner value, or 0 if it is free, busy, in a hook, or came
+ * back in the meantime.
+ */
+static __always_inline __u32 flush_take(struct wb_ctx *c, const struct flush_args *args)
+{
+	__u32 owner = c->owner;
+
+	if (!owner || (owner & CTX_FLAGS) || !ctx_idle(c, args))
+		return 0;
+	if (__sync_val_compare_and_swap(&c->owner, owner, owner | CTX_HELD) != owner)
+		return 0;
+	return owner;
+}
+
+/*
+ * Folds the sum of a context taken by flush_take(), and finishes its
+ * folio if asked; true if the thread has gone quiet (idle a second, no
+ * folio in progress): its context may be freed.
+ */
+static __always_inline bool flush_ctx(struct wb_ctx *c, struct flush_args *args)
+{
+	__u64 idle = ctx_idle(c, args);
+
+	if (!idle)
 		return false;
-	idle = args->now - c->start_ns;
-	if (idle < args->idle_ns)
-		return false;	/* the thread is busy: it folds its own sum */
 	if (c->active && args->finish_active) {
 		count(CNT_FLUSHED_CTX);
 		finish_folio(c, args->now);
@@ -49,19 +76,28 @@ static __always_inline bool flush_ctx(struct wb_ctx *c, struct flush_args *args)
 static long flush_hashed_cb(struct bpf_map *map, __u32 *tid, struct wb_ctx *c,
 			    struct flush_args *args)
 {
+	__u32 owner = flush_take(c, args);
+
+	if (!owner)
+		return 0;
+	/* deleted while held: its thread makes a new one, never writes this */
 	if (flush_ctx(c, args))
 		bpf_map_delete_elem(map, tid);
+	else
+		__sync_val_compare_and_swap(&c->owner, owner | CTX_HELD, owner);
 	return 0;
 }
 
 static long flush_slot_cb(struct bpf_map *map, __u32 *slot, struct wb_ctx *c,
 			  struct flush_args *args)
 {
-	__u32 owner = c->owner;
+	__u32 owner = flush_take(c, args);
 
-	/* handed back only if still the same owner's */
-	if (owner && flush_ctx(c, args))
-		__sync_val_compare_and_swap(&c->owner, owner, 0);
+	if (!owner)
+		return 0;
+	/* handed back (free) if its thread has gone quiet, else given back */
+	__sync_val_compare_and_swap(&c->owner, owner | CTX_HELD,
+				    flush_ctx(c, args) ? 0 : owner);
 	return 0;
 }
 

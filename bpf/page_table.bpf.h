@@ -68,7 +68,20 @@ static __always_inline __u64 page_hash(const struct page_key *k)
 	return h ^ (h >> 29);
 }
 
-/* The set a page's record belongs to, and the page's tag in it (never 0). */
+/*
+ * A way's tag: 0 free, PAGE_TAG_BUSY claimed and being filled (page_get),
+ * else the page's tag, always odd. A way is matched only with its tag
+ * published, so only by a page whose key was written in full before.
+ * Two CPUs adding the same page at the same moment would both miss and
+ * take a way each: the kernel serializes the adders of one page (a
+ * write(2) holds the inode lock, iomap_write_end and iomap_dirty_folio
+ * the folio lock) except a tracepoint-mode write(2) racing an mmap store
+ * that dirties that very page; page_take() then finds the first record
+ * and the second waits for the page's next writeback (not lost: late).
+ */
+#define PAGE_TAG_BUSY	2ULL
+
+/* The set a page's record belongs to, and the page's tag in it (odd). */
 static __always_inline struct page_set *page_set_of(const struct page_key *key, __u64 *tag)
 {
 	__u64 h = page_hash(key);
@@ -130,11 +143,18 @@ static __always_inline struct page_rec *page_get(const struct page_key *key,
 		return rec;
 	*added = true;
 	for (w = 0; w < PAGE_WAYS; w++) {
-		/* claimed by the swap; a racing claimer moves on to the next way */
-		if (s->tag[w] || __sync_val_compare_and_swap(&s->tag[w], 0, tag))
+		/*
+		 * Claimed as PAGE_TAG_BUSY by the swap (a racing claimer moves
+		 * on to the next way), filled, and only then given its tag by
+		 * an exchange (a full barrier): a lookup on another CPU never
+		 * matches a way whose key or record is half written, which a
+		 * tag set before the key allowed (issue 11, item 14).
+		 */
+		if (s->tag[w] || __sync_val_compare_and_swap(&s->tag[w], 0, PAGE_TAG_BUSY))
 			continue;
 		s->way[w].key = *key;
 		s->way[w].rec = *fresh;
+		__sync_lock_test_and_set(&s->tag[w], tag);
 		return &s->way[w].rec;
 	}
 	if (!bpf_map_update_elem(&page_overflow, key, fresh, BPF_NOEXIST)) {

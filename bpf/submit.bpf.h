@@ -61,19 +61,13 @@ static __always_inline long submit_block(__u64 i, void *data)
 }
 LOOP_CB(submit_block)
 
-/* A range of the current folio goes to the device (or maps a hole). */
-static __always_inline void wb_submit(__u32 dev, __u64 ino, __u64 pos, __u64 len,
-				      const struct iomap_facts *m)
+/* A range of thread context c's folio goes to the device (or maps a hole). */
+static __always_inline void wb_submit_ctx(struct wb_ctx *c, __u32 dev, __u64 ino,
+					  __u64 pos, __u64 len, const struct iomap_facts *m)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	__u64 map_len = len, end, nblocks;
 	struct submit_walk w = {};
-	struct wb_ctx *c;
 
-	count(CNT_SUBMIT_EVENTS);
-	if (!dev_wanted(dev))
-		return;
-	c = ctx_find(tid);
 	if (!c || !c->active || c->key.dev != dev || c->key.ino != ino) {
 		count(CNT_SUBMIT_WITHOUT_FOLIO);
 		return;
@@ -120,6 +114,21 @@ static __always_inline void wb_submit(__u32 dev, __u64 ino, __u64 pos, __u64 len
 		submit_block(0, &w);
 	else
 		bpf_loop(nblocks, submit_block_cb, &w, 0);
+}
+
+/* A range of the current folio goes to the device (or maps a hole). */
+static __always_inline void wb_submit(__u32 dev, __u64 ino, __u64 pos, __u64 len,
+				      const struct iomap_facts *m)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct wb_ctx *c;
+
+	count(CNT_SUBMIT_EVENTS);
+	if (!dev_wanted(dev))
+		return;
+	c = ctx_find(tid);
+	wb_submit_ctx(c, dev, ino, pos, len, m);
+	ctx_put(c, tid);
 }
 
 #endif /* IOMAPDIRTY_SUBMIT_BPF_H */

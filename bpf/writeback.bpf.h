@@ -89,6 +89,7 @@ static __always_inline void wb_begin(const struct inode_facts *fi, __u64 inode,
 		note_path(inode, fi->dev, fi->ino);
 	}
 	wb_fill(c, bits);
+	ctx_put(c, tid);
 }
 
 /* Start of a folio's writeback where the folio is known (fentry, kprobe). */

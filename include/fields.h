@@ -109,6 +109,9 @@ enum wa_field_merge { WA_STATS_FIELDS(WA_MERGE_ENUM) };
 	X(CNT_PATH_MAP_FULL,		"path_map_full")		\
 	X(CNT_VIOLATION_MAP_FULL,	"violation_map_full")		\
 	X(CNT_PHYS_MAP_FULL,		"physical_map_full")		\
+	/* a hook found its thread's context held by the flush	\
+	 * (bpf/folio_ctx.bpf.h): that hook's event is not counted */	\
+	X(CNT_CTX_FLUSH_RACE,		"context_flush_race")		\
 	/* kernel-side misses, read by user space (engine.c), never	\
 	 * counted by the BPF programs: runs skipped by recursion	\
 	 * protection (bpf_prog_info), kprobe/kretprobe hits missed	\

@@ -174,7 +174,12 @@ struct wb_ctx {
 	struct file_key acc_key;
 	__u64 acc_first_ns;
 	__u64 acc_folios;		/* 0: acc is empty */
-	__u32 owner;			/* ctx_slots: the thread, 0 if free */
+	/*
+	 * Who may touch this context: 0 free, the thread's id (idle between
+	 * hooks), the id | CTX_IN (inside a hook), or CTX_FLUSHING (held
+	 * by the flush). Changed only by compare-and-swap: bpf/folio_ctx.bpf.h.
+	 */
+	__u32 owner;
 	__u32 pad;
 };
 
