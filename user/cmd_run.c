@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "caps.h"
 #include "commands.h"
 #include "escape.h"
 #include "exitcodes.h"
@@ -332,6 +333,17 @@ static int run_and_measure(struct session *s, void *args)
 		return 128 + session_signal;
 	}
 	pid = start_child(a, &ret);
+	/*
+	 * CMD has started with every capability; this process keeps what it
+	 * still needs: CAP_KILL to forward signals to a CMD that runs as
+	 * another user (--user, or a setuid CMD), and for --json FILE the
+	 * rights to rename the result into a directory root may not write
+	 * without them (CAP_DAC_OVERRIDE; CAP_FOWNER for a sticky one).
+	 */
+	if (pid >= 0)
+		session_drop_caps(CAPS_AFTER_ATTACH | CAP_MASK(CAP_KILL) |
+				  (jo.path ? CAP_MASK(CAP_DAC_OVERRIDE) |
+					     CAP_MASK(CAP_FOWNER) : 0));
 	if (pid < 0 || wait_child(pid, &status, &unblocked)) {
 		if (pid >= 0) {
 			perror("iomapdirty: waitpid");
@@ -385,4 +397,5 @@ const struct command run_command = {
 	.args = &run_args,
 	.session = &run_args.so,
 	.run = run_and_measure,
+	.drops_caps_itself = true,
 };

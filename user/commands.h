@@ -41,6 +41,12 @@ struct command {
 	int (*run)(struct session *s, void *args);
 	/* 0, or the status every failure exits with (verify: 2) */
 	int error_status;
+	/*
+	 * false: the session drops every capability but CAPS_AFTER_ATTACH
+	 * (caps.h) once attached, before run; true: run does it (`run`, after
+	 * CMD is started with all of them).
+	 */
+	bool drops_caps_itself;
 };
 
 extern const struct command probes_command, hist_command, top_command,

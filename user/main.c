@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <bpf/libbpf.h>
+#include "caps.h"
 #include "commands.h"
 #include "exitcodes.h"
 #include "report.h"
@@ -108,6 +109,8 @@ static int command_main(const struct command *c, int argc, char **argv)
 		return c->run(NULL, c->args);
 	session_install_signals();	/* before top's newterm: ncurses keeps ours */
 	ret = session_start(&s, c->session);
+	if (ret == EXIT_OK && !c->drops_caps_itself)
+		session_drop_caps(CAPS_AFTER_ATTACH);
 	if (ret == EXIT_OK)
 		ret = c->run(&s, c->args);
 	else if (c->error_status)

@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include "exitcodes.h"
 #include "report.h"
+#include "caps.h"
 #include "session.h"
 
 volatile sig_atomic_t session_exiting;
@@ -227,6 +228,14 @@ int session_start(struct session *s, const struct session_opts *o)
 		.max_pages = engine_max_pages(&s->engine),
 	};
 	return EXIT_OK;
+}
+
+void session_drop_caps(uint64_t keep)
+{
+	char err[256];
+
+	if (caps_drop_except(keep, err, sizeof(err)))
+		fprintf(stderr, "iomapdirty: warning: keeping all capabilities: %s\n", err);
 }
 
 void session_stop(struct session *s)

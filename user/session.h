@@ -52,5 +52,10 @@ void session_sleep(double seconds);
 int session_check_privileges(char *err, size_t len);
 int session_start(struct session *s, const struct session_opts *o);
 void session_stop(struct session *s);
+/*
+ * Once attached: keeps only the capabilities in keep (caps.h). A failure
+ * is reported on stderr and the session goes on with what it has.
+ */
+void session_drop_caps(uint64_t keep);
 
 #endif
