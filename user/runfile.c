@@ -13,9 +13,16 @@
 #include "runfile.h"
 
 const char *const run_field_names[NR_RUN_FIELDS] = {
-#define RUN_FIELD_NAME(name) [RF_##name] = #name,
-	RUN_STATS_FIELDS(RUN_FIELD_NAME)
+#define RUN_FIELD_NAME(name, unit, merge, json) [RF_##name] = #name,
+	WA_STATS_FIELDS(RUN_FIELD_NAME)
 #undef RUN_FIELD_NAME
+};
+
+/* Whether the run file has the field (the writer skips json NEVER). */
+static const bool run_field_written[NR_RUN_FIELDS] = {
+#define RUN_FIELD_WRITTEN(name, unit, merge, json) [RF_##name] = WA_##json != WA_NEVER,
+	WA_STATS_FIELDS(RUN_FIELD_WRITTEN)
+#undef RUN_FIELD_WRITTEN
 };
 
 /* Fields without which a document is not a run's summary. */
@@ -28,7 +35,8 @@ static void read_stats(struct walk *w, json_object *o, const char *where,
 		       struct run_stats *s, bool required)
 {
 	for (int i = 0; i < NR_RUN_FIELDS; i++)
-		walk_u64(w, o, where, run_field_names[i], &s->f[i]);
+		if (run_field_written[i])
+			walk_u64(w, o, where, run_field_names[i], &s->f[i]);
 	walk_double(w, o, where, "block_rounding", &s->block_rounding);
 	walk_double(w, o, where, "folio_amplification", &s->folio_amplification);
 	if (!required)

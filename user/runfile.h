@@ -16,20 +16,15 @@
 #include "iomapdirty.h"
 #include "json_input.h"
 
-/* The per-folio statistics of a run file's `stats` objects. */
-#define RUN_STATS_FIELDS(X) \
-	X(app_bytes) X(write_calls) X(app_dirty_blocks) X(app_dirty_bytes) \
-	X(other_dirty_blocks) X(other_dirty_folios) \
-	X(whole_folio_dirty_events) X(dirty_blocks) X(dirty_bytes) \
-	X(folios) X(folios_no_dirty_seen) X(folio_bytes) X(max_folio_bytes) \
-	X(block_bytes) X(submitted_blocks) X(submitted_bytes) \
-	X(unseen_submitted_blocks) X(hole_bytes) X(violation_blocks) \
-	X(violation_folios) X(unexplained_blocks) X(unchecked_blocks) \
-	X(kernel_dirty_blocks) X(bitmap_folios)
-
+/*
+ * The per-folio statistics of a run file's `stats` objects: the list the
+ * JSON writer writes them from (WA_STATS_FIELDS, include/fields.h), so the
+ * two cannot drift. Fields the writer never writes (json NEVER: nlink,
+ * last_ns) are not read and stay unknown.
+ */
 enum run_field {
-#define RUN_FIELD_ENUM(name) RF_##name,
-	RUN_STATS_FIELDS(RUN_FIELD_ENUM)
+#define RUN_FIELD_ENUM(name, unit, merge, json) RF_##name,
+	WA_STATS_FIELDS(RUN_FIELD_ENUM)
 #undef RUN_FIELD_ENUM
 	NR_RUN_FIELDS,
 };
