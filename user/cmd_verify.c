@@ -7,11 +7,15 @@
  *     dirtying seen decide what was dirty);
  *   - each write bio at the block layer is matched, block by block, to
  *     the physical addresses of the submitted ranges.
- * Exit 0: nothing clean was written; 1: it was (first offenders listed),
- * or the kernel has no per-block dirty tracking; 2: any error, or the
- * check could not be made. (verify folds the other exit codes into 2.)
+ * Exit 0: nothing clean was written, with evidence (blocks checked, every
+ * one seen at the block layer); 1: clean blocks were written (first
+ * offenders listed), or the kernel has no per-block dirty tracking;
+ * 8 (EXIT_INCOMPLETE): no evidence, or the evidence is incomplete (the
+ * reason names what is missing); 2: any error. (verify folds the other
+ * exit codes into 2.)
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,6 +26,13 @@
 
 #define MAX_OFFENDERS	1024
 #define MAX_BLOCKDEVS	64
+/*
+ * After the end, how long blocks submitted before it may take to show up
+ * in a bio: an ioend is submitted once writeback of its folios is done,
+ * and a bio may wait in a plug; both take milliseconds, not seconds.
+ */
+#define SETTLE_SECONDS	2.0
+#define ULL(x)		((unsigned long long)(x))
 
 struct verify_args {
 	struct session_opts so;
@@ -71,45 +82,107 @@ static error_t verify_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/* Appends a "; "-separated reason to v->why. */
+static void why_add(struct verify_report *v, const char *fmt, ...)
+{
+	size_t n = strlen(v->why);
+	va_list ap;
+
+	if (n && n < sizeof(v->why) - 2) {
+		strcpy(v->why + n, "; ");
+		n += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(v->why + n, sizeof(v->why) - n, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * FAIL when clean blocks were sent (or cannot be told apart); PASS only
+ * with evidence: at least one block checked, no block unchecked, nothing
+ * lost, and every submitted block seen in a write bio. Anything less is
+ * INCOMPLETE ("no evidence" when nothing was checked), naming what is
+ * missing.
+ */
 static void decide(const struct session *s, const struct wa_stats *t,
 		   uint64_t losses, struct verify_report *v)
 {
 	const struct plan *p = &s->plan;
+	uint64_t checked = t->submitted_blocks - t->unchecked_blocks;
 
+	v->why[0] = 0;
 	if (p->bitmap == BITMAP_NONE) {
 		v->verdict = VERDICT_FAIL;
 		snprintf(v->why, sizeof(v->why), "this kernel has no per-block dirty "
 			 "tracking (family %c: %s): writeback sends every uptodate block "
 			 "of a dirty folio, so clean blocks reach the device; here %llu "
 			 "blocks were submitted for %llu dirty", p->family, p->family_desc,
-			 (unsigned long long)t->submitted_blocks,
-			 (unsigned long long)t->dirty_blocks);
-	} else if (t->violation_blocks) {
+			 ULL(t->submitted_blocks), ULL(t->dirty_blocks));
+		return;
+	}
+	if (t->violation_blocks) {
 		v->verdict = VERDICT_FAIL;
 		snprintf(v->why, sizeof(v->why), "%llu clean blocks in %llu folios "
-			 "were submitted to the device",
-			 (unsigned long long)t->violation_blocks,
-			 (unsigned long long)t->violation_folios);
-	} else if (t->unchecked_blocks) {
-		v->verdict = VERDICT_ERROR;
-		snprintf(v->why, sizeof(v->why), "%llu submitted blocks could not be "
-			 "checked (dirtied before attach, or no per-block offsets from "
-			 "this kernel's tracepoint)", (unsigned long long)t->unchecked_blocks);
-	} else if (losses) {
-		v->verdict = VERDICT_ERROR;
-		snprintf(v->why, sizeof(v->why), "%llu events were lost (see losses): "
-			 "the check is incomplete", (unsigned long long)losses);
-	} else if (!v->bios_watched) {
-		v->verdict = VERDICT_ERROR;
-		snprintf(v->why, sizeof(v->why), "the block layer could not be "
-			 "watched (%s)", p->hooks[HOOK_BIO].note[0] ?
-			 p->hooks[HOOK_BIO].note : p->hooks[HOOK_BIO].rejected);
-	} else {
-		v->verdict = VERDICT_PASS;
-		snprintf(v->why, sizeof(v->why), "only dirty blocks reached the device "
-			 "(%llu folios, %llu blocks checked)", (unsigned long long)t->folios,
-			 (unsigned long long)t->submitted_blocks);
+			 "were submitted to the device", ULL(t->violation_blocks),
+			 ULL(t->violation_folios));
+		return;
 	}
+	if (!t->submitted_blocks)
+		why_add(v, "no data block was written back while observing: nothing "
+			"was checked");
+	if (t->unchecked_blocks)
+		why_add(v, "%llu submitted blocks could not be checked (dirtied before "
+			"attach, or no per-block offsets from this kernel's tracepoint)",
+			ULL(t->unchecked_blocks));
+	if (losses)
+		why_add(v, "%llu events were lost (see losses)", ULL(losses));
+	if (!v->bios_watched)
+		why_add(v, "the block layer could not be watched (%s)",
+			p->hooks[HOOK_BIO].note[0] ? p->hooks[HOOK_BIO].note :
+			p->hooks[HOOK_BIO].rejected);
+	else if (v->pending)
+		why_add(v, "%llu submitted blocks were not seen in a write bio at the "
+			"block layer (waited %.1f s after the end)", ULL(v->pending),
+			v->settle_seconds);
+	if (v->why[0]) {
+		v->verdict = VERDICT_INCOMPLETE;
+		v->no_evidence = !checked;
+		return;
+	}
+	v->verdict = VERDICT_PASS;
+	snprintf(v->why, sizeof(v->why), "only dirty blocks reached the device (%llu "
+		 "folios, %llu blocks checked, every one seen at the block layer)",
+		 ULL(t->folios), ULL(t->submitted_blocks));
+}
+
+/*
+ * Blocks submitted before the end whose bio has not been seen yet: waits
+ * up to SETTLE_SECONDS for them (those pending now, not blocks written
+ * back since, which the frozen figures do not count).
+ */
+static void settle(struct session *s, struct verify_report *r)
+{
+	uint32_t max = engine_max_pages(&s->engine);
+	struct pending_entry *p;
+	int n;
+
+	r->pending = 0;
+	r->settle_seconds = 0;
+	if (!r->bios_watched)
+		return;
+	p = calloc(max, sizeof(*p));
+	if (!p) {	/* cannot wait for them: every one counts as not seen */
+		r->pending = engine_pending_blocks(&s->engine);
+		return;
+	}
+	n = engine_pending_keys(&s->engine, p, max);
+	while (n > 0 && r->settle_seconds < SETTLE_SECONDS) {
+		usleep(50 * 1000);
+		r->settle_seconds += 0.05;
+		n = engine_pending_still(&s->engine, p, n);
+	}
+	r->pending = n;
+	free(p);
 }
 
 /* The first offenders listed, with their paths as they are now. */
@@ -151,14 +224,15 @@ static int run_verify(struct session *s, void *args)
 	else
 		while (!session_exiting)
 			session_sleep(3600);
+	/* the figures are frozen here; the block layer may lag behind them */
 	if (engine_summary(&s->engine, &d)) {
 		fprintf(stderr, "iomapdirty: reading the counters failed\n");
 		return VERDICT_ERROR;
 	}
+	settle(s, &r);
 	r.d = &d;
 	r.nviolations = engine_violations(&s->engine, vio, MAX_OFFENDERS);
 	r.nbios = engine_bio_stats(&s->engine, bios, MAX_BLOCKDEVS);
-	r.pending = engine_pending_blocks(&s->engine);
 	r.noffenders = r.nviolations < (int)a->list ? r.nviolations : (int)a->list;
 	if (list_offenders(s, vio, r.noffenders, &offenders)) {
 		snapshot_free(&d);

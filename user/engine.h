@@ -87,5 +87,12 @@ struct bio_entry {
 int engine_bio_stats(struct engine *e, struct bio_entry *out, int max);
 /* Physical blocks submitted but not yet seen in a bio. */
 uint64_t engine_pending_blocks(struct engine *e);
+struct pending_entry {
+	struct phys_key key;
+	uint32_t fs_dev;
+};
+/* Up to max of them; then which of those are still not seen (kept first). */
+int engine_pending_keys(struct engine *e, struct pending_entry *out, int max);
+int engine_pending_still(struct engine *e, struct pending_entry *p, int n);
 
 #endif

@@ -27,6 +27,7 @@ enum exit_code {
 	EXIT_BAD_TARGET = 5,	/* path or device not on an iomap filesystem */
 	EXIT_RUNTIME = 6,	/* load, attach or read failed while running */
 	EXIT_BUSY = 7,		/* another instance holds the lock (--shared) */
+	EXIT_INCOMPLETE = 8,	/* verify: no evidence, or incomplete: no verdict */
 	EXIT_NOEXEC = 127,	/* run: the command could not be started */
 };
 

@@ -12,6 +12,7 @@
 
 #include <stdio.h>
 #include "engine.h"
+#include "exitcodes.h"
 #include "plan.h"
 #include "snapshot.h"
 
@@ -66,8 +67,16 @@ void report_losses_json(struct json *j, const struct snapshot *d);
 
 /* ------------------------------------------------- verify (report_verify.c) */
 
-/* verify's verdicts, which are also its exit codes */
-enum verdict { VERDICT_PASS = 0, VERDICT_FAIL = 1, VERDICT_ERROR = 2 };
+/*
+ * verify's verdicts, which are also its exit codes. INCOMPLETE is "no
+ * evidence" when no block at all was checked (verify_report.no_evidence).
+ */
+enum verdict {
+	VERDICT_PASS = 0,
+	VERDICT_FAIL = 1,
+	VERDICT_ERROR = 2,
+	VERDICT_INCOMPLETE = EXIT_INCOMPLETE,
+};
 
 struct verify_offender {
 	char path[4096];	/* as engine_file_path() wrote it */
@@ -82,12 +91,14 @@ struct verify_report {
 	const struct bio_entry *bios;
 	int nbios;
 	bool bios_watched;		/* the plan has the block_bio hook */
-	uint64_t pending;		/* submitted blocks not yet seen in a bio */
+	uint64_t pending;		/* submitted blocks not seen in a bio */
+	double settle_seconds;		/* waited for them after the end */
 	int nviolations;		/* folios found (up to verify's maximum) */
 	const struct verify_offender *offenders;	/* the first --list of them */
 	int noffenders;
 	unsigned long long simulate;	/* --simulate-clean N, 0 if not */
 	enum verdict verdict;
+	bool no_evidence;		/* INCOMPLETE: nothing was checked */
 	char why[1024];
 };
 

@@ -8,11 +8,15 @@
 
 #define ULL(x) ((unsigned long long)(x))
 
-static const char *verdict_word(int verdict, bool upper)
+static const char *verdict_word(const struct verify_report *r, bool upper)
 {
-	switch (verdict) {
+	switch (r->verdict) {
 	case VERDICT_PASS: return upper ? "PASS" : "pass";
 	case VERDICT_FAIL: return upper ? "FAIL" : "fail";
+	case VERDICT_INCOMPLETE:
+		if (r->no_evidence)
+			return upper ? "NO EVIDENCE" : "no_evidence";
+		return upper ? "INCOMPLETE" : "incomplete";
 	default: return upper ? "ERROR" : "error";
 	}
 }
@@ -62,8 +66,8 @@ void report_verify_text(FILE *out, const struct report_ctx *rc,
 			ULL(b->s.unmatched_bios), ULL(b->s.unmatched_bytes));
 	}
 	if (r->bios_watched)
-		fprintf(out, "submitted blocks not (yet) seen in a bio: %llu\n",
-			ULL(r->pending));
+		fprintf(out, "submitted blocks not seen in a write bio: %llu (waited "
+			"%.2f s after the end)\n", ULL(r->pending), r->settle_seconds);
 	if (r->nviolations)
 		fprintf(out, "\nfirst offending folios:\n");
 	for (int i = 0; i < r->noffenders; i++) {
@@ -84,7 +88,7 @@ void report_verify_text(FILE *out, const struct report_ctx *rc,
 		if (d->counters[i])
 			fprintf(out, " %s=%llu", counter_names[i], ULL(d->counters[i]));
 	fprintf(out, "%s\n", snapshot_losses(d) ? "" : " none");
-	fprintf(out, "verdict: %s: %s\n", verdict_word(r->verdict, true), r->why);
+	fprintf(out, "verdict: %s: %s\n", verdict_word(r, true), r->why);
 }
 
 static void bio_json(struct json *j, const struct bio_entry *b)
@@ -129,7 +133,8 @@ void report_verify_json(FILE *out, const struct report_ctx *rc,
 	json_kv_string(&j, "type", "verify");
 	json_key(&j, "seconds");
 	json_double(&j, d->seconds);
-	json_kv_string(&j, "verdict", verdict_word(r->verdict, false));
+	json_kv_string(&j, "verdict", verdict_word(r, false));
+	json_kv_u64(&j, "exit_code", r->verdict);
 	json_kv_string(&j, "reason", r->why);
 	json_kv_u64(&j, "simulated_clean_folios", d->counters[CNT_SIMULATED_FOLIOS]);
 	json_key(&j, "plan");
@@ -155,6 +160,8 @@ void report_verify_json(FILE *out, const struct report_ctx *rc,
 		json_u64(&j, r->pending);
 	else
 		json_null(&j);
+	json_key(&j, "settle_seconds");
+	json_double(&j, r->settle_seconds);
 	json_key(&j, "offenders");
 	json_array_begin(&j);
 	for (int i = 0; i < r->noffenders; i++)

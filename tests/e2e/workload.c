@@ -241,6 +241,15 @@ static void do_fsync(struct expect *e)
 
 /* ---- accounting ----------------------------------------------------------- */
 
+/*
+ * The smallest folio of the file: a page, or one block where blocks are
+ * larger than pages (XFS since 6.12): what "order-0" means for it.
+ */
+static uint64_t min_folio(const struct expect *e)
+{
+	return e->block_size > (uint64_t)page_size ? e->block_size : (uint64_t)page_size;
+}
+
 static uint64_t units(const struct byte_range *r, size_t n, uint64_t unit)
 {
 	uint64_t v = units_touched(r, n, unit);
@@ -263,14 +272,12 @@ static size_t containing_folios(const struct expect *e,
 				const struct folio_layout *lo,
 				struct byte_range *out)
 {
-	uint64_t bs = e->block_size;
+	uint64_t bs = e->block_size, unit = min_folio(e);
 	uint64_t eof = (file_size(e) + bs - 1) / bs * bs;
 	size_t i, j, m = 0;
 
 	for (i = 0; i < n; i++) {
-		struct byte_range f = {
-			r[i].off / page_size * page_size, page_size
-		};
+		struct byte_range f = { r[i].off / unit * unit, unit };
 
 		for (j = 0; lo && j < lo->nr; j++) {
 			if (lo->folios[j].off <= r[i].off &&
@@ -309,9 +316,9 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The folios @r touches: from @lo, or (NULL) the pages, order-0. */
+/* The folios @r touches: from @lo, or (NULL) the smallest ones (@unit). */
 static size_t touched_folios(const struct byte_range *r, size_t n,
-			     const struct folio_layout *lo,
+			     const struct folio_layout *lo, uint64_t unit,
 			     struct byte_range **out)
 {
 	uint64_t *pages = NULL, np = 0, p;
@@ -330,8 +337,7 @@ static size_t touched_folios(const struct byte_range *r, size_t n,
 	for (i = 0; i < n; i++) {
 		if (!r[i].len)
 			continue;
-		for (p = r[i].off / page_size;
-		     p <= (r[i].off + r[i].len - 1) / page_size; p++) {
+		for (p = r[i].off / unit; p <= (r[i].off + r[i].len - 1) / unit; p++) {
 			pages = realloc(pages, (np + 1) * sizeof(*pages));
 			if (!pages)
 				die("out of memory");
@@ -345,7 +351,7 @@ static size_t touched_folios(const struct byte_range *r, size_t n,
 	for (i = 0; i < np; i++) {
 		if (i && pages[i] == pages[i - 1])
 			continue;
-		(*out)[m++] = (struct byte_range){ pages[i] * page_size, page_size };
+		(*out)[m++] = (struct byte_range){ pages[i] * unit, unit };
 	}
 	free(pages);
 	return m;
@@ -372,7 +378,7 @@ static uint64_t add_per_folio(const struct expect *e, struct counters *c,
 	if (!clip)
 		die("out of memory");
 	*submitted = 0;
-	nf = touched_folios(r, n, lo, &folios);
+	nf = touched_folios(r, n, lo, min_folio(e), &folios);
 	for (f = 0; f < nf; f++) {
 		uint64_t fs = folios[f].off, fe = fs + folios[f].len;
 
@@ -429,9 +435,9 @@ static void add_epoch(const struct expect *e, struct counters *c,
 	if (lo) {
 		nfolios = groups_touched(r, n, lo->folios, lo->nr, &bytes, &max);
 	} else {
-		nfolios = units(r, n, page_size);
-		bytes = nfolios * page_size;
-		max = nfolios ? page_size : 0;
+		nfolios = units(r, n, min_folio(e));
+		bytes = nfolios * min_folio(e);
+		max = nfolios ? min_folio(e) : 0;
 	}
 	if (is_mmap) {
 		/* iomap_dirty_folio: the whole folio is dirty. */
@@ -451,7 +457,7 @@ static void add_epoch(const struct expect *e, struct counters *c,
 
 			c->folio_write_calls += lo ?
 				groups_touched(&r[i], 1, lo->folios, lo->nr, &b, &mx) :
-				units(&r[i], 1, page_size);
+				units(&r[i], 1, min_folio(e));
 		}
 	}
 	/* Folios partition the file: the per-folio blocks must add up. */

@@ -3,6 +3,7 @@
 #
 #   source tests/lib/xfsloop.sh
 #   mnt=$(xfsloop_make 1024 512)    # 1 KiB blocks, 512 MiB sparse image (mkfs.xfs needs >= 300)
+#   mnt=$(xfsloop_make_part 1024 512)   # the same on partition 1 of a partitioned loop device
 #   dev=$(xfsloop_dev "$mnt")       # "7:3"
 #   xfsloop_cleanup "$mnt"          # optional: everything is undone on exit
 #
@@ -52,10 +53,23 @@ _xfsloop_undo() {
 
 # xfsloop_make BLOCKSIZE SIZE_MB -> prints the mount point.
 xfsloop_make() {
-	local bs=$1 size_mb=$2 dir loopdev
+	_xfsloop_make xfsloop_make "$@"
+}
 
-	if [[ $# -ne 2 || ! $bs =~ ^[0-9]+$ || ! $size_mb =~ ^[0-9]+$ ]]; then
-		_xfsloop_log "usage: xfsloop_make BLOCKSIZE SIZE_MB"
+# xfsloop_make_part BLOCKSIZE SIZE_MB -> the same, the XFS on the first
+# partition (starting at sector 2048) of a partitioned image attached with
+# `losetup -P` (the node may need `partx -a` where no udev runs).  Needs
+# sfdisk (Debian's fdisk package).
+xfsloop_make_part() {
+	_xfsloop_make xfsloop_make_part "$@"
+}
+
+# _xfsloop_make NAME BLOCKSIZE SIZE_MB: NAME says whether to partition.
+_xfsloop_make() {
+	local name=$1 bs=$2 size_mb=$3 dir loopdev dev i losetup_opts=()
+
+	if [[ $# -ne 3 || ! $bs =~ ^[0-9]+$ || ! $size_mb =~ ^[0-9]+$ ]]; then
+		_xfsloop_log "usage: $name BLOCKSIZE SIZE_MB"
 		return 2
 	fi
 	dir=$(mktemp -d /tmp/xfsloop.XXXXXX) || return 1
@@ -64,16 +78,32 @@ xfsloop_make() {
 	if ! truncate -s "${size_mb}M" "$dir/img"; then
 		_xfsloop_log "truncate failed"; _xfsloop_undo "$dir"; return 1
 	fi
-	if ! mkfs.xfs -q -f -b size="$bs" "$dir/img" >"$dir/mkfs.log" 2>&1; then
-		_xfsloop_log "mkfs.xfs -b size=$bs failed: $(head -n 2 "$dir/mkfs.log")"
-		_xfsloop_undo "$dir"; return 1
+	if [[ $name == xfsloop_make_part ]]; then
+		if ! echo 'start=2048, type=83' | sfdisk -q "$dir/img" >"$dir/sfdisk.log" 2>&1; then
+			_xfsloop_log "sfdisk failed: $(head -n 2 "$dir/sfdisk.log")"
+			_xfsloop_undo "$dir"; return 1
+		fi
+		losetup_opts=(-P)
 	fi
-	if ! loopdev=$(losetup --find --show "$dir/img"); then
+	if ! loopdev=$(losetup "${losetup_opts[@]}" --find --show "$dir/img"); then
 		_xfsloop_log "losetup failed"; _xfsloop_undo "$dir"; return 1
 	fi
 	echo "$loopdev" >"$dir/loopdev"
-	if ! mount -t xfs "$loopdev" "$dir/mnt"; then
-		_xfsloop_log "mount $loopdev failed"; _xfsloop_undo "$dir"; return 1
+	dev=$loopdev
+	if [[ $name == xfsloop_make_part ]]; then
+		dev=${loopdev}p1
+		for i in 1 2 3 4 5 6 7 8 9 10; do
+			[[ -b $dev ]] && break
+			partx -a "$loopdev" 2>/dev/null
+			sleep 0.2
+		done
+	fi
+	if ! mkfs.xfs -q -f -b size="$bs" "$dev" >"$dir/mkfs.log" 2>&1; then
+		_xfsloop_log "mkfs.xfs -b size=$bs $dev failed: $(head -n 2 "$dir/mkfs.log")"
+		_xfsloop_undo "$dir"; return 1
+	fi
+	if ! mount -t xfs "$dev" "$dir/mnt"; then
+		_xfsloop_log "mount $dev failed"; _xfsloop_undo "$dir"; return 1
 	fi
 	echo "$dir/mnt"
 }
