@@ -5,6 +5,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "bio.bpf.h"
+#include "settings.bpf.h"
 
 /* Per-bio tallies live in a map value: counters on the stack would give
  * the verifier a new state for every iteration of the callback. */
@@ -47,14 +48,20 @@ int BPF_PROG(tp_bio_queue, struct bio *bio)
 	struct bio_stats *st;
 	__u64 sector, size, matched, unmatched;
 	__u32 *bits, dev, zero_key = 0, shift;
+	struct block_device *bdev;
 
 	/* REQ_OP_WRITE is 1 and the op is the low byte of bi_opf */
 	if ((BPF_CORE_READ(bio, bi_opf) & 0xff) != 1)
 		return 0;
-	dev = BPF_CORE_READ(bio, bi_bdev, bd_dev);
+	bdev = BPF_CORE_READ(bio, bi_bdev);
+	dev = BPF_CORE_READ(bdev, bd_dev);
 	bits = bpf_map_lookup_elem(&dev_block_bits, &dev);
 	if (!bits)
 		return 0;	/* no data submitted to this device yet */
+	if (simulate_unseen_bios) {
+		count(CNT_SIMULATED_BIOS);
+		return 0;
+	}
 	shift = *bits & 63;
 	w.tally = bpf_map_lookup_elem(&bio_scratch, &zero_key);
 	if (!w.tally)
@@ -63,6 +70,16 @@ int BPF_PROG(tp_bio_queue, struct bio *bio)
 	w.tally->unmatched = 0;
 	count(CNT_BIO_EVENTS);
 	sector = BPF_CORE_READ(bio, bi_iter.bi_sector);
+	/*
+	 * A bio sent to a partition: submit_bio_noacct() has added the
+	 * partition's start (blk_partition_remap(), traced as block_bio_remap)
+	 * before block_bio_queue fires, and left bi_bdev on the partition.
+	 * The filesystem's addresses are partition-relative: take it back.
+	 * (0 for a whole disk. Stacked devices, dm and md, are matched here,
+	 * on the device the filesystem submitted to, before they remap.)
+	 */
+	if (bpf_core_field_exists(bdev->bd_start_sect))
+		sector -= BPF_CORE_READ(bdev, bd_start_sect);
 	size = BPF_CORE_READ(bio, bi_iter.bi_size);
 	w.key.dev = dev;
 	w.key.block = (sector << 9) >> shift;

@@ -1,8 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The page table's take-and-free: see page_table.bpf.h. */
+/* The page table's take-and-free, and what is left in it: see page_table.bpf.h. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
 #include "page_table.bpf.h"
+
+/* Per filesystem: pages written since attach, not yet written back. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u32);			/* filesystem dev */
+	__type(value, struct unwritten);
+} unwritten SEC(".maps");
 
 /*
  * A global function, verified once: inlined, the way it found (one of
@@ -41,4 +50,47 @@ __noinline int page_take(const struct page_key *key_arg, struct page_rec *out)
 	if (!bpf_map_delete_elem(&page_overflow, &key))
 		__sync_fetch_and_add(&s->spilled, -1);
 	return 1;
+}
+
+static __always_inline void unwritten_add(const struct page_key *k, const struct page_rec *r)
+{
+	static const struct unwritten zero;
+	__u32 dev = k->dev;
+	struct unwritten *u = map_lookup_or_try_init(&unwritten, &dev, &zero, NO_COUNTER);
+
+	if (!u)
+		return;
+	u->pages += 1;
+	u->app_bytes += r->app_bytes;
+}
+
+static long unwritten_set_cb(struct bpf_map *map, __u32 *idx, struct page_set *s,
+			     void *ctx)
+{
+	for (int w = 0; w < PAGE_WAYS; w++)
+		if (s->tag[w])
+			unwritten_add(&s->way[w].key, &s->way[w].rec);
+	return 0;
+}
+
+static long unwritten_spill_cb(struct bpf_map *map, struct page_key *k,
+			       struct page_rec *r, void *ctx)
+{
+	unwritten_add(k, r);
+	return 0;
+}
+
+/*
+ * Run by user space (BPF_PROG_TEST_RUN; `run`, after the command) into an
+ * emptied 'unwritten': a page record lives from a page's first write until
+ * writeback takes it, so the live ones are the pages written (or dirtied)
+ * since attach and not written back yet, still dirty in the page cache.
+ * Plain adds: nothing else writes the map meanwhile.
+ */
+SEC("raw_tp")
+int BPF_PROG(count_unwritten)
+{
+	bpf_for_each_map_elem(&page_sets, unwritten_set_cb, NULL, 0);
+	bpf_for_each_map_elem(&page_overflow, unwritten_spill_cb, NULL, 0);
+	return 0;
 }

@@ -40,6 +40,12 @@ SETTING(bool, track_physical, false);	/* verify: match bios to data */
  * simulated in every output.
  */
 SETTING(__u32, simulate_clean_every, 0);
+/*
+ * verify --simulate-unseen-bios: the block-layer program ignores every
+ * write bio, as if the data never reached the device: the check must then
+ * refuse to pass. Counted (simulated_unseen_bios) and reported.
+ */
+SETTING(bool, simulate_unseen_bios, false);
 SETTING(__u32, page_set_count, 1);	/* = max_entries of page_sets */
 
 static __always_inline bool dev_wanted(__u32 dev)

@@ -19,8 +19,8 @@ struct collect_walk {
 	__u64 npages;			/* pages of the folio looked at */
 	__u64 word;			/* collect_dirty_word_cb: the word */
 	__u64 word_first_page;		/* its first page */
-	__u32 blocks_per_page_shift;	/* log2(blocks per page) */
-	__u32 pages_per_block_shift;	/* log2(pages per block): blocks above the page size */
+	__u32 blocks_per_page_shift;	/* log2(blocks per page), 0 if fewer */
+	__u32 pages_per_block_shift;	/* log2(pages per block), 0 if fewer */
 	bool guided;			/* only pages with kernel dirty bits */
 };
 
@@ -28,8 +28,9 @@ struct collect_walk {
 static __always_inline void collect_page(struct collect_walk *w, __u64 i,
 					 const struct page_rec *rec)
 {
-	/* a page's blocks, or the block the page is part of (6.12+ XFS) */
-	__u64 bit = (i << w->blocks_per_page_shift) >> w->pages_per_block_shift, word = bit / 64;
+	/* the page's first block; a block larger than a page holds several */
+	__u64 bit = (i << w->blocks_per_page_shift) >> w->pages_per_block_shift;
+	__u64 word = bit / 64;
 
 	w->c->app_bytes += rec->app_bytes;
 	w->c->write_calls += rec->starts + (i == 0 ? rec->continues : 0);
@@ -288,11 +289,19 @@ __noinline int wb_fill(struct wb_ctx *c, struct folio_bits *bits)
 	c->start_ns = f->now;
 	c->nlink = fi->nlink;
 	c->block_bits = fi->blkbits;
-	/* 512 B to 64 KiB, the block sizes XFS has; above the page size
-	 * (6.12+) a folio holds at least one block, a page part of one */
-	if (c->block_bits > 16 || c->block_bits < 9)
+	nr_blocks = f->bytes >> (c->block_bits & 63);
+	/*
+	 * Blocks of 512 B up to the folio's own size (a block larger than a
+	 * page, XFS since 6.12, comes in folios at least one block large),
+	 * and no more blocks than the bitmaps hold. Anything else is
+	 * dropped, and counted.
+	 */
+	if (c->block_bits < 9 || c->block_bits > IOMAPDIRTY_MAX_BLOCK_BITS || !nr_blocks ||
+	    nr_blocks > IOMAPDIRTY_MAX_BITMAP_WORDS / 2 * 64 ||
+	    (f->bytes & ((1ULL << c->block_bits) - 1))) {
+		count(CNT_GEOMETRY_UNSUPPORTED);
 		return 0;
-	nr_blocks = f->bytes >> c->block_bits;
+	}
 
 	nwords = (nr_blocks + 63) / 64;
 	bw.c = c;
@@ -325,15 +334,13 @@ __noinline int wb_fill(struct wb_ctx *c, struct folio_bits *bits)
 	}
 	walk.c = c;
 	walk.bits = bits;
-	if (c->block_bits > page_shift) {
-		walk.pages_per_block_shift = c->block_bits - page_shift;
-		walk.blocks_per_page_shift = 0;
-	} else {
+	if (c->block_bits <= page_shift)
 		walk.blocks_per_page_shift = page_shift - c->block_bits;
-	}
-	/* the bitmap guides a walk of pages that hold whole blocks */
+	else
+		walk.pages_per_block_shift = c->block_bits - page_shift;
+	/* guided by the bitmap where a page holds whole blocks */
 	walk.guided = view == 1 && c->block_bits <= page_shift &&
-		walk.blocks_per_page_shift <= 7;
+		      walk.blocks_per_page_shift <= 7;
 	walk.npages = npages;
 	if (have0)
 		collect_page(&walk, 0, &rec0);

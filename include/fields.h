@@ -93,7 +93,9 @@ enum wa_field_merge { WA_STATS_FIELDS(WA_MERGE_ENUM) };
 	X(CNT_BIO_EVENTS,		"bio_events")			\
 	X(CNT_SIMULATED_FOLIOS,		"simulated_clean_folios")	\
 	/* records put in page_overflow: a full set (not a loss) */	\
-	X(CNT_PAGE_SPILLS,		"page_records_spilled")
+	X(CNT_PAGE_SPILLS,		"page_records_spilled")		\
+	/* verify --simulate-unseen-bios: write bios ignored (a test) */	\
+	X(CNT_SIMULATED_BIOS,		"simulated_unseen_bios")
 
 #define LOSS_COUNTERS(X)						\
 	X(CNT_PAGE_MAP_FULL,		"page_map_full")		\
@@ -112,6 +114,8 @@ enum wa_field_merge { WA_STATS_FIELDS(WA_MERGE_ENUM) };
 	/* a hook found its thread's context held by the flush	\
 	 * (bpf/folio_ctx.bpf.h): that hook's event is not counted */	\
 	X(CNT_CTX_FLUSH_RACE,		"context_flush_race")		\
+	/* a folio whose block or folio size writeback cannot place */	\
+	X(CNT_GEOMETRY_UNSUPPORTED,	"folio_geometry_unsupported")	\
 	/* kernel-side misses, read by user space (engine.c), never	\
 	 * counted by the BPF programs: runs skipped by recursion	\
 	 * protection (bpf_prog_info), kprobe/kretprobe hits missed	\

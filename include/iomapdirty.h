@@ -19,6 +19,8 @@
 #define IOMAPDIRTY_MAX_FOLIO_PAGES	512
 /* 2 bits (uptodate, dirty) per block, 512-byte blocks, 2 MiB folio. */
 #define IOMAPDIRTY_MAX_BITMAP_WORDS	128
+/* Largest block writeback places (2 MiB); XFS allows 64 KiB. */
+#define IOMAPDIRTY_MAX_BLOCK_BITS	21
 /* Largest write(2) the tracepoint write path splits into pages. */
 #define IOMAPDIRTY_MAX_WRITE_PAGES	65536
 
@@ -89,6 +91,15 @@ struct bio_stats {
 	__u64 unmatched_bios;		/* none were (journal, metadata, ...) */
 	__u64 matched_bytes;
 	__u64 unmatched_bytes;
+};
+
+/*
+ * Pages written (or dirtied) since attach whose folio has not been written
+ * back yet, per filesystem: the page records still live (count_unwritten).
+ */
+struct unwritten {
+	__u64 pages;
+	__u64 app_bytes;
 };
 
 struct phys_key {

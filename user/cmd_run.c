@@ -2,8 +2,10 @@
 #define _GNU_SOURCE
 /*
  * iomapdirty run [options] -- CMD [ARGS...]: attach, run the command (a
- * fio job, typically), and when it exits print the summary and histograms
- * of exactly that run; exit with the command's own status.
+ * fio job, typically), and when it exits wait for the writeback of what it
+ * wrote (syncfs of those filesystems; --no-sync: not), then print the
+ * summary and histograms of exactly that run on stderr, so that CMD's own
+ * output stays alone on stdout; exit with the command's own status.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +17,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,6 +26,7 @@
 #include "escape.h"
 #include "exitcodes.h"
 #include "fio_results.h"
+#include "fsinfo.h"
 #include "report.h"
 #include "run_meta.h"
 
@@ -44,16 +48,19 @@ struct json_out {
 	int fd;
 };
 
+#define RUN_MAX_FS	256
+
 struct run_args {
 	struct session_opts so;
 	const char *json_file;
 	const char *fio_json;
 	bool quiet;
 	struct run_user user;
+	bool no_sync;
 	char **cmd;
 };
 
-enum { OPT_JSON = 0x400, OPT_FIO_JSON, OPT_QUIET = 'q', OPT_USER = 'u' };
+enum { OPT_JSON = 0x400, OPT_FIO_JSON, OPT_NO_SYNC, OPT_QUIET = 'q', OPT_USER = 'u' };
 
 static const struct argp_option run_options[] = {
 	{ "json", OPT_JSON, "FILE", 0,
@@ -61,9 +68,12 @@ static const struct argp_option run_options[] = {
 	{ "fio-json", OPT_FIO_JSON, "FILE", 0,
 	  "CMD is fio writing --output-format=json to FILE: keep its bandwidth "
 	  "and IOPS in the summary and the JSON", 0 },
-	{ "quiet", OPT_QUIET, NULL, 0, "No text summary on stdout", 0 },
+	{ "quiet", OPT_QUIET, NULL, 0, "No text summary (on stderr)", 0 },
 	{ "user", OPT_USER, "USER", 0,
 	  "Run CMD as USER (its uid, gid and supplementary groups), not as root", 0 },
+	{ "no-sync", OPT_NO_SYNC, NULL, 0,
+	  "Do not wait for the writeback of what CMD wrote; what is still dirty "
+	  "is shown as such", 0 },
 	{},
 };
 
@@ -100,6 +110,9 @@ static error_t run_parse(int key, char *arg, struct argp_state *state)
 		if (user_resolve(arg, &a->user))
 			argp_error(state, "--user: no such user '%s' (or more than %d "
 				   "groups)", arg, RUN_MAX_GROUPS);
+		break;
+	case OPT_NO_SYNC:
+		a->no_sync = true;
 		break;
 	case ARGP_KEY_ARGS:
 		a->cmd = state->argv + state->next;
@@ -258,6 +271,94 @@ static int write_json_file(struct json_out *o, struct session *s, const struct s
 	return 0;
 }
 
+static double mono_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * syncfs of the filesystem on dev: its mount point (from mountinfo) is
+ * opened as a directory, not through a symlink, and must be that device.
+ */
+static int sync_dev(uint32_t dev)
+{
+	struct fsinfo fi = {};
+	struct stat st;
+	int fd, ret;
+
+	if (!fsinfo_lookup_dev(dev, &fi)) {
+		errno = ENOENT;
+		return -1;
+	}
+	fd = open(fi.mount, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || kdev_make(major(st.st_dev), minor(st.st_dev)) != dev) {
+		close(fd);
+		errno = EXDEV;
+		return -1;
+	}
+	ret = syncfs(fd);
+	close(fd);
+	return ret;
+}
+
+/* Pages written since attach that writeback has not taken, summed. */
+static int unwritten_total(struct session *s, struct unwritten_entry *u,
+			   struct run_writeback *w)
+{
+	int n = engine_unwritten(&s->engine, u, RUN_MAX_FS);
+
+	w->unwritten_pages = 0;
+	w->unwritten_app_bytes = 0;
+	if (n < 0) {
+		fprintf(stderr, "iomapdirty: counting the pages still dirty failed: %s\n",
+			strerror(-n));
+		return n;
+	}
+	for (int i = 0; i < n; i++) {
+		w->unwritten_pages += u[i].u.pages;
+		w->unwritten_app_bytes += u[i].u.app_bytes;
+	}
+	return n;
+}
+
+/*
+ * The writeback of what the command wrote: syncfs of every filesystem
+ * with pages it wrote still dirty (and of --mount/--dev's), so that the
+ * summary counts them; then what is still dirty, which is what the
+ * summary cannot count.
+ */
+static void writeback(struct session *s, bool wait, struct run_writeback *w)
+{
+	static struct unwritten_entry u[RUN_MAX_FS];
+	double t0 = mono_seconds();
+	int n;
+
+	w->synced = wait;
+	if (wait) {
+		n = unwritten_total(s, u, w);
+		for (int i = -1; i < n; i++) {
+			uint32_t dev = i < 0 ? s->fs.dev : u[i].dev;
+
+			if (!dev || (i >= 0 && dev == s->fs.dev))
+				continue;
+			if (sync_dev(dev)) {
+				fprintf(stderr, "iomapdirty: syncfs of %u:%u failed: %s\n",
+					kdev_major(dev), kdev_minor(dev), strerror(errno));
+				w->sync_failures++;
+			} else {
+				w->filesystems_synced++;
+			}
+		}
+		w->sync_seconds = mono_seconds() - t0;
+	}
+	unwritten_total(s, u, w);
+}
+
 static int child_exit_code(int status)
 {
 	if (WIFEXITED(status))
@@ -317,6 +418,8 @@ static int run_and_measure(struct session *s, void *args)
 	const struct run_args *a = args;
 	struct json_out jo;
 	struct run_meta meta;
+	struct run_writeback wb = {};
+	double t0;
 	struct snapshot d;
 	sigset_t unblocked;
 	int status = 0, ret;
@@ -332,6 +435,7 @@ static int run_and_measure(struct session *s, void *args)
 		json_out_abort(&jo);
 		return 128 + session_signal;
 	}
+	t0 = mono_seconds();
 	pid = start_child(a, &ret);
 	/*
 	 * CMD has started with every capability; this process keeps what it
@@ -353,6 +457,8 @@ static int run_and_measure(struct session *s, void *args)
 		return ret;
 	}
 	ret = child_exit_code(status);
+	wb.command_seconds = mono_seconds() - t0;
+	writeback(s, !a->no_sync, &wb);
 	run_meta_gather(&meta);
 	if (a->fio_json && fio_summary_load(a->fio_json, started, &meta.fio, err,
 					    sizeof(err))) {
@@ -368,16 +474,18 @@ static int run_and_measure(struct session *s, void *args)
 		json_out_abort(&jo);
 		return EXIT_RUNTIME;
 	}
+	s->report.run = &wb;	/* the summary says what was waited for */
 	if (!a->quiet) {
-		report_header_text(stdout, &s->report);
-		report_text(stdout, "run summary", &d, &s->report);
-		fio_summary_print(stdout, &meta.fio);
-		printf("\ncommand exited with status %d\n", child_exit_code(status));
-		if (report_flush(stdout))
+		report_header_text(stderr, &s->report);
+		report_text(stderr, "run summary", &d, &s->report);
+		fio_summary_print(stderr, &meta.fio);
+		fprintf(stderr, "\ncommand exited with status %d\n", child_exit_code(status));
+		if (report_flush(stderr))
 			ret = ret ? ret : EXIT_RUNTIME;
 	}
 	if (jo.path && write_json_file(&jo, s, &d, &meta))
 		ret = ret ? ret : EXIT_RUNTIME;
+	s->report.run = NULL;
 	json_out_abort(&jo);
 	snapshot_free(&d);
 	return ret;

@@ -41,7 +41,7 @@ struct verify_args {
 	unsigned long long list;
 };
 
-enum { OPT_JSON = 0x500, OPT_SIMULATE, OPT_LIST };
+enum { OPT_JSON = 0x500, OPT_SIMULATE, OPT_LIST, OPT_SIMULATE_UNSEEN };
 
 static const struct argp_option verify_options[] = {
 	{ "duration", 'D', "SECONDS", 0, "Observe this long (default: until SIGINT/SIGTERM)", 0 },
@@ -51,6 +51,9 @@ static const struct argp_option verify_options[] = {
 	  "TEST ONLY: hide the first dirty block of folios at page indexes "
 	  "divisible by N from the check, so the kernel's write of it is flagged; "
 	  "the report says SIMULATED", 0 },
+	{ "simulate-unseen-bios", OPT_SIMULATE_UNSEEN, NULL, 0,
+	  "TEST ONLY: the block-layer program ignores every write bio, as if the "
+	  "submitted data never reached the device; the report says SIMULATED", 0 },
 	{},
 };
 
@@ -75,6 +78,9 @@ static error_t verify_parse(int key, char *arg, struct argp_state *state)
 		if (parse_u64(arg, 1, 1 << 30, &v))
 			argp_error(state, "--simulate-clean wants a positive number");
 		a->so.simulate_clean_every = v;
+		break;
+	case OPT_SIMULATE_UNSEEN:
+		a->so.simulate_unseen_bios = true;
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -214,6 +220,7 @@ static int run_verify(struct session *s, void *args)
 		.bios = bios,
 		.bios_watched = s->plan.hooks[HOOK_BIO].chosen,
 		.simulate = a->so.simulate_clean_every,
+		.simulate_unseen = a->so.simulate_unseen_bios,
 	};
 	struct snapshot d;
 	struct wa_stats t;

@@ -46,6 +46,7 @@ static void set_rodata(struct iomapdirty_bpf *skel, const struct plan *p,
 	ro->wb_folio_arg = p->wb_folio_arg;
 	ro->track_physical = o->verify;
 	ro->simulate_clean_every = o->simulate_clean_every;
+	ro->simulate_unseen_bios = o->simulate_unseen_bios;
 }
 
 /*
@@ -85,7 +86,9 @@ static int select_programs(struct iomapdirty_bpf *skel, const struct plan *p,
 	struct bpf_program *prog;
 
 	bpf_object__for_each_program(prog, skel->obj)
-		bpf_program__set_autoload(prog, prog == skel->progs.flush_idle);
+		/* run by user space in every plan (engine_flush, engine_unwritten) */
+		bpf_program__set_autoload(prog, prog == skel->progs.flush_idle ||
+					  prog_is_utility(bpf_program__name(prog)));
 	for (int i = 0; i < NR_HOOKS; i++) {
 		const struct prog_def *d = hook_prog(p, i, verify);
 

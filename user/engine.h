@@ -21,6 +21,7 @@ struct engine_opts {
 	uint32_t max_pages;	/* page records: bounds memory (0: default) */
 	bool verify;		/* also match write bios to submitted data */
 	uint32_t simulate_clean_every;	/* verify --simulate-clean N */
+	bool simulate_unseen_bios;	/* verify --simulate-unseen-bios */
 };
 
 struct engine {
@@ -94,5 +95,15 @@ struct pending_entry {
 /* Up to max of them; then which of those are still not seen (kept first). */
 int engine_pending_keys(struct engine *e, struct pending_entry *out, int max);
 int engine_pending_still(struct engine *e, struct pending_entry *p, int n);
+
+struct unwritten_entry {
+	uint32_t dev;
+	struct unwritten u;
+};
+/*
+ * Per filesystem: pages written or dirtied since attach that writeback
+ * has not taken yet (still dirty in the page cache). Count, or -errno.
+ */
+int engine_unwritten(struct engine *e, struct unwritten_entry *out, int max);
 
 #endif

@@ -458,3 +458,19 @@ int engine_pending_still(struct engine *e, struct pending_entry *p, int n)
 			p[kept++] = p[i];
 	return kept;
 }
+
+int engine_unwritten(struct engine *e, struct unwritten_entry *out, int max)
+{
+	int fd = bpf_map__fd(e->skel->maps.unwritten);
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	uint32_t key;
+
+	/* emptied first: the program adds to what it finds */
+	while (bpf_map_get_next_key(fd, NULL, &key) == 0)
+		if (bpf_map_delete_elem(fd, &key))
+			return -errno;
+	if (bpf_prog_test_run_opts(bpf_program__fd(e->skel->progs.count_unwritten), &opts))
+		return -errno;
+	return map_walk(e->skel->maps.unwritten, out, sizeof(*out),
+			offsetof(struct unwritten_entry, u), max);
+}

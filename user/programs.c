@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The hooks and the BPF programs that serve them: see programs.h. */
 #include <stddef.h>
+#include <string.h>
 #include "iomapdirty.h"
 #include "programs.h"
 
@@ -26,6 +27,13 @@ const char *const prog_kind_names[NR_PROG_KINDS] = {
 };
 
 #define ANY	PROG_ANY_VARIANT
+
+/*
+ * Programs that serve no hook, run by user space in every plan:
+ * count_unwritten sums the page records writeback has not taken yet (the
+ * end of `run`, engine_unwritten()).
+ */
+const char *const prog_utilities[] = { "count_unwritten", NULL };
 
 /*
  * An fentry/fexit program may read only the arguments its target has, so
@@ -115,4 +123,12 @@ enum mechanism prog_mechanism(enum prog_kind kind)
 bool prog_is_return(enum prog_kind kind)
 {
 	return kind == PROG_FEXIT || kind == PROG_KRETPROBE;
+}
+
+bool prog_is_utility(const char *name)
+{
+	for (int i = 0; prog_utilities[i]; i++)
+		if (!strcmp(prog_utilities[i], name))
+			return true;
+	return false;
 }

@@ -55,6 +55,9 @@ struct prog_def {
 };
 
 extern const struct prog_def prog_table[];
+/* Programs with no hook, loaded in every plan and run by user space. */
+extern const char *const prog_utilities[];
+bool prog_is_utility(const char *name);
 extern const unsigned int prog_table_len;
 extern const char *const prog_kind_names[NR_PROG_KINDS];
 

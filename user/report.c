@@ -183,6 +183,36 @@ void report_header_text(FILE *out, const struct report_ctx *rc)
 	}
 }
 
+static void run_writeback_text(FILE *out, const struct run_writeback *w)
+{
+	fprintf(out, "\ncommand ran %.2f s; ", w->command_seconds);
+	if (w->synced)
+		fprintf(out, "then waited %.2f s for the writeback of what it wrote "
+			"(syncfs of %d filesystems%s)\n", w->sync_seconds,
+			w->filesystems_synced, w->sync_failures ? ", some FAILED" : "");
+	else
+		fprintf(out, "writeback not waited for (--no-sync)\n");
+	fprintf(out, "still dirty, not written back: %" PRIu64 " pages (%" PRIu64
+		" B written by the application)\n", w->unwritten_pages,
+		w->unwritten_app_bytes);
+}
+
+static void run_writeback_json(struct json *j, const struct run_writeback *w)
+{
+	json_key(j, "writeback");
+	json_object_begin(j);
+	json_key(j, "command_seconds");
+	json_double(j, w->command_seconds);
+	json_kv_bool(j, "synced", w->synced);
+	json_key(j, "sync_seconds");
+	json_double(j, w->sync_seconds);
+	json_kv_u64(j, "filesystems_synced", w->filesystems_synced);
+	json_kv_u64(j, "sync_failures", w->sync_failures);
+	json_kv_u64(j, "unwritten_pages", w->unwritten_pages);
+	json_kv_u64(j, "unwritten_app_bytes", w->unwritten_app_bytes);
+	json_object_end(j);
+}
+
 void report_text(FILE *out, const char *title, const struct snapshot *d,
 		 const struct report_ctx *rc)
 {
@@ -204,6 +234,8 @@ void report_text(FILE *out, const char *title, const struct snapshot *d,
 	}
 	for (int h = 0; h < NR_HISTS; h++)
 		hist_print_text(out, h, d->hists[h]);
+	if (rc->run)
+		run_writeback_text(out, rc->run);
 	fflush(out);
 }
 
@@ -344,6 +376,8 @@ void report_json(FILE *out, const char *type, int interval, const struct snapsho
 	json_kv_u64(&j, "max_page_records", rc->max_pages);
 	json_key(&j, "totals");
 	stats_write_json(&j, &t, rc->plan);
+	if (rc->run)
+		run_writeback_json(&j, rc->run);
 
 	json_key(&j, "filesystems");
 	json_array_begin(&j);

@@ -20,6 +20,20 @@
 
 struct json;
 
+/*
+ * run: the command's own time, the wait for the writeback of what it
+ * wrote, and what was still dirty (not written back) at the end.
+ */
+struct run_writeback {
+	double command_seconds;
+	bool synced;			/* false: --no-sync */
+	double sync_seconds;
+	int filesystems_synced;
+	int sync_failures;
+	uint64_t unwritten_pages;	/* page records still live at the end */
+	uint64_t unwritten_app_bytes;
+};
+
 struct report_ctx {
 	const struct plan *plan;
 	uint32_t target_dev;	/* 0: all */
@@ -28,6 +42,7 @@ struct report_ctx {
 	/* JSON: adds members to the document before it closes (run's host) */
 	void (*extra_json)(struct json *j, const void *arg);
 	const void *extra_arg;
+	const struct run_writeback *run;	/* run only, else NULL */
 };
 
 extern const char *const hist_names[NR_HISTS];
@@ -97,6 +112,7 @@ struct verify_report {
 	const struct verify_offender *offenders;	/* the first --list of them */
 	int noffenders;
 	unsigned long long simulate;	/* --simulate-clean N, 0 if not */
+	bool simulate_unseen;		/* --simulate-unseen-bios */
 	enum verdict verdict;
 	bool no_evidence;		/* INCOMPLETE: nothing was checked */
 	char why[1024];

@@ -53,6 +53,9 @@ void report_verify_text(FILE *out, const struct report_ctx *rc,
 		fprintf(out, "SIMULATED: --simulate-clean %llu hid one dirty block from "
 			"the check in %llu folios; violations below are not the "
 			"kernel's\n", r->simulate, ULL(d->counters[CNT_SIMULATED_FOLIOS]));
+	if (r->simulate_unseen)
+		fprintf(out, "SIMULATED: --simulate-unseen-bios: %llu write bios ignored "
+			"at the block layer\n", ULL(d->counters[CNT_SIMULATED_BIOS]));
 	for (int i = 0; i < d->nfs; i++)
 		fs_text(out, &d->fs[i], rc->plan);
 	for (int i = 0; i < r->nbios; i++) {
@@ -137,6 +140,7 @@ void report_verify_json(FILE *out, const struct report_ctx *rc,
 	json_kv_u64(&j, "exit_code", r->verdict);
 	json_kv_string(&j, "reason", r->why);
 	json_kv_u64(&j, "simulated_clean_folios", d->counters[CNT_SIMULATED_FOLIOS]);
+	json_kv_bool(&j, "simulated_unseen_bios", r->simulate_unseen);
 	json_key(&j, "plan");
 	plan_write_json(rc->plan, &j);
 	json_key(&j, "filesystems");

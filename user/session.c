@@ -175,6 +175,7 @@ int session_start(struct session *s, const struct session_opts *o)
 		.tgid = o->tgid, .comm = o->comm, .max_pages = o->max_pages,
 		.verify = o->verify,
 		.simulate_clean_every = o->simulate_clean_every,
+		.simulate_unseen_bios = o->simulate_unseen_bios,
 	};
 	char err[512];
 	int ret;

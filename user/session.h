@@ -26,6 +26,7 @@ struct session_opts {
 	bool shared;		/* run alongside another instance */
 	bool verify;		/* match bios to submitted data */
 	uint32_t simulate_clean_every;
+	bool simulate_unseen_bios;
 };
 
 struct session {

@@ -26,8 +26,10 @@ for f in app_bytes dirty_blocks submitted_blocks submitted_bytes folios; do
 done
 check run.json.type '"run"' "$(jq .type "$work/run.json")"
 check run.json.losses 0 "$(jq '[.losses[]] | add' "$work/run.json")"
-check_match run.text_summary "=== run summary" "$(cat "$work/run.txt")"
-check_match run.text_exit "command exited with status 0" "$(cat "$work/run.txt")"
+# the summary is on stderr: stdout is the command's own, whole and alone
+check_match run.text_summary "=== run summary" "$(cat "$work/run.err")"
+check_match run.text_exit "command exited with status 0" "$(cat "$work/run.err")"
+check run.stdout_is_the_commands "$(jq -c . <<<"$exp")" "$(jq -c . "$work/run.txt" 2>&1)"
 
 # the command's own status comes back, and no JSON when asked not to exist
 "$IOMAPDIRTY" run --mount "$mnt" -q -- sh -c 'exit 3' 2>/dev/null
