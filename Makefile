@@ -218,7 +218,7 @@ vmcheck: deps
 	$(Q)scripts/install-deps.sh --lab
 	$(Q)$(MAKE) -s all static static-ppc64le
 	$(Q)VM_KERNELS="$(VMCHECK_KERNELS)" VM_PAYLOAD_DIR=tests/vm/payload \
-		VM_PAYLOAD_EXTRA="iomapdirty.static tests/e2e/workload.static jq examples/seed-randwrite.fio" \
+		VM_PAYLOAD_EXTRA="iomapdirty.static tests/e2e/workload.static jq examples/seed-randwrite.fio sfdisk dmsetup" \
 		VM_PAYLOAD_EXTRA_PPC64LE="$(PPC64LE_OUTPUT)/iomapdirty.static $(PPC64LE_OUTPUT)/workload.static examples/seed-randwrite.fio" \
 		VM_RESULTS_MD=docs/lab-results.md tests/vm/vmcheck.sh
 

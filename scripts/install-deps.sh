@@ -13,7 +13,7 @@ if [ "${1:-}" = "--lab" ]; then
 	       libssl-dev dwarves qemu-system-x86 busybox-static cpio xz-utils
 	       qemu-system-ppc gcc-powerpc64le-linux-gnu binutils-powerpc64le-linux-gnu
 	       libbpf-dev:ppc64el libelf-dev:ppc64el zlib1g-dev:ppc64el
-	       libncurses-dev:ppc64el libjson-c-dev:ppc64el)
+	       libncurses-dev:ppc64el libjson-c-dev:ppc64el dmsetup)
 fi
 
 missing=()
