@@ -13,8 +13,12 @@ source "$here/../lib/xfsloop.sh"
 work=$(mktemp -d /tmp/cli_vs.XXXXXX)
 trap 'xfsloop_cleanup_all; rm -rf "$work"' EXIT
 
-# The workload's figure F, from the folios it measured where it could.
-want() { jq "(if .layout.probe? == \"kpageflags\" then .layout.expect else . end).$1" <<<"$EXP"; }
+# The workload's figure F, from the folios it measured where it could;
+# never empty (a workload that did not run must not match a missing value).
+want() {
+	jq -e "(if .layout.probe? == \"kpageflags\" then .layout.expect else . end).$1" \
+		<<<"$EXP" 2>/dev/null || echo "no-workload-figure-$1"
+}
 
 # verify_around NAME MNT FILE [VERIFY ARGS...]: verify --json around 300
 # scattered 100-byte writes (and their fsync) to FILE; sets EXP, TOOL_RC.
