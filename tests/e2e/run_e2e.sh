@@ -233,7 +233,8 @@ compare_truth() {
 
 # check_program_types NAME PID SUMMARY: the program types the tool's plan
 # claims (tp_btf / raw_tp per tracepoint hook) against what the kernel has
-# loaded for that process (/proc/PID/fdinfo prog ids, bpftool for types).
+# loaded for that process (/proc/PID/fdinfo prog ids, bpftool for types);
+# flush_idle and count_unwritten serve no hook: user space runs them.
 check_program_types() {
 	local n=$1 pid=$2 sum=$3 ids claimed kernel fd
 	ids=$(for fd in /proc/"$pid"/fdinfo/*; do
@@ -242,7 +243,7 @@ check_program_types() {
 	kernel=$(bpftool prog show --json | jq -S -c --argjson ids "$ids" '
 		[.[] | select(.id as $i | $ids | index($i)) |
 		 select(.type == "tracing" or .type == "raw_tracepoint") |
-		 select(.name != "flush_idle") |
+		 select(.name != "flush_idle" and .name != "count_unwritten") |
 		 {(.name): (if .type == "tracing" then "tp_btf" else "raw_tp" end)}] | add // {}')
 	claimed=$(jq -S -c '[.plan.hooks[] | select(.mechanism == "tracepoint" and
 		.hook != "block_bio") | {(.program): .program_type}] | add // {}' <<<"$sum")
