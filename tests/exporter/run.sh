@@ -53,11 +53,24 @@ bpf_owned() {
 	done | sort -u | tr '\n' ' '
 }
 
-# Of those objects, the ones the kernel still has.
+# Of those objects, the ones the kernel still has 2 s after the process
+# ended, with their names. Not at once: a raw_tp link puts its program
+# only after an RCU grace period (bpf_link_free(), dealloc_deferred), so
+# the program can outlive the process by milliseconds on a loaded host
+# (seen once: one program still listed right after exit); a leak stays.
 bpf_alive() {
-	local x
-	for x in $1; do
-		bpftool "${x%%:*}" show id "${x#*:}" >/dev/null 2>&1 && printf '%s ' "$x"
+	local x left i
+	for i in $(seq 20); do
+		left=
+		for x in $1; do
+			bpftool "${x%%:*}" show id "${x#*:}" >/dev/null 2>&1 && left+="$x "
+		done
+		[[ -z $left ]] && break
+		sleep 0.1
+	done
+	for x in $left; do
+		printf '%s(%s) ' "$x" "$(bpftool -j "${x%%:*}" show id "${x#*:}" 2>/dev/null |
+			jq -r '.name // .type // "gone"')"
 	done
 	echo
 }
