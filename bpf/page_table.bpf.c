@@ -67,8 +67,9 @@ static __always_inline void unwritten_add(const struct page_key *k, const struct
 static long unwritten_set_cb(struct bpf_map *map, __u32 *idx, struct page_set *s,
 			     void *ctx)
 {
+	/* published ways only: a busy one is still being filled (page_get) */
 	for (int w = 0; w < PAGE_WAYS; w++)
-		if (s->tag[w])
+		if (s->tag[w] && s->tag[w] != PAGE_TAG_BUSY)
 			unwritten_add(&s->way[w].key, &s->way[w].rec);
 	return 0;
 }
