@@ -15,16 +15,18 @@
 # three fio workloads (hot: 4 KiB random overwrites, no fsync; seed: the
 # seed's job, examples/seed-randwrite.fio, shortened; many: small random
 # overwrites across thousands of files with periodic fsync), each run alone
-# (A), under `iomapdirty hist` (B), under `iomapdirty top -b` (C, when the
-# binary has it), under the bpftrace peer bench/peer.bt (D) and with only
-# empty programs on the same hooks (E: `bench/floor --type=tp_btf`, without
-# statistics; what merely attaching costs, the floor of any tracer there),
-# interleaved in rounds (A B C D E, B C D E A, C D E A B, ...; each ratio is
+# (A), under `iomapdirty hist` (B, full accounting), under `iomapdirty top
+# -b` (C, when the binary has it), under the bpftrace peer bench/peer.bt (D),
+# with only empty programs on the same hooks (E: `bench/floor --type=tp_btf`,
+# without statistics; what merely attaching costs, the floor of any tracer
+# there), under `iomapdirty hist --accounting always-on` (F) and under the
+# Prometheus exporter at its default level, always-on, not scraped (G),
+# interleaved in rounds (A B C D E F G, B C D E F G A, ...; each ratio is
 # against the A of its own round). Then, per workload, one stats phase with
 # the kernel's BPF run-time statistics on (BPF_ENABLE_STATS, held by
-# bench/floor --stats only for that phase): iomapdirty, the peer and the
-# floor (empty programs on the same raw tracepoints) attached together, ns
-# per event of each program.
+# bench/floor --stats only for that phase): iomapdirty at both levels, the
+# peer and the floor (empty programs on the same raw tracepoints) attached
+# together, ns per event of each program.
 # After the hot workload, bench/micro prices the building blocks (a probe
 # read, a direct BTF read, a hash lookup) on the write hook.
 # Then load-and-attach time (10 starts), a strace breakdown of one start,
@@ -101,6 +103,10 @@ make -C "$BENCH" -s helpers >&2 || die "cannot build bench helpers"
 
 HAVE_TOP=0
 "$TOOL" top --help >/dev/null 2>&1 && HAVE_TOP=1
+HAVE_EXPORTER=0
+"$TOOL" exporter --help >/dev/null 2>&1 && HAVE_EXPORTER=1
+# a port nobody listens on (the exporter binds before it attaches)
+EXPORTER_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 
 # ---------------------------------------------------------------- cleanup
 PIDS=()		# benchutil wrappers and fio started by us
@@ -238,6 +244,8 @@ start_obs() {
 	OBS_WRAP= OBS_PID=
 	case $kind in
 	hist) cmd=("$TOOL" hist --shared -i 1 --json --mount "$MNT") ;;
+	aon) cmd=("$TOOL" hist --shared -i 1 --json --mount "$MNT" --accounting always-on) ;;
+	exporter) cmd=("$TOOL" exporter --shared --mount "$MNT" --listen "127.0.0.1:$EXPORTER_PORT") ;;
 	top) cmd=("$TOOL" top --shared -b --json -i 1 --mount "$MNT") ;;
 	peer) cmd=(env BPFTRACE_MAP_KEYS_MAX=65536 bpftrace -f json "$BENCH/peer.bt" "$KDEV") ;;
 	floor) cmd=("$FLOOR" "${@:3}") ;;
@@ -283,7 +291,7 @@ stop_obs() {
 	wait "$wrap" 2>/dev/null
 	forget_pid "$wrap"
 	case $kind in
-	hist|top)
+	hist|top|aon)
 		# the last summary line, without the per-file list (can be MBs)
 		grep '"type":"summary"' "$dir/$kind.out" | tail -1 |
 			jq -c '. + {nfiles_listed: ((.files // []) | length)} | del(.files)' \
@@ -339,6 +347,8 @@ one_run() {
 	C-top) kind=top ;;
 	D-bpftrace) kind=peer ;;
 	E-floor) kind=floor args=(--type=tp_btf) ;;	# statistics off, as for B-D
+	F-aon) kind=aon ;;
+	G-exporter) kind=exporter ;;
 	esac
 	sync -f "$MNT"	# nothing dirty from before attach
 	if [[ -n $kind ]]; then
@@ -371,7 +381,8 @@ one_run() {
 throughput() {
 	local wl=$1 n=$2 rep v variants=(A-fio B-hist)
 	((HAVE_TOP)) && variants+=(C-top)
-	variants+=(D-bpftrace E-floor)
+	variants+=(D-bpftrace E-floor F-aon)
+	((HAVE_EXPORTER)) && variants+=(G-exporter)
 	# the order turns by one each round (A B C D E, B C D E A, ...): no variant
 	# always follows the same one (the state a run leaves behind, the
 	# teardown of an observer, would otherwise favour one variant)
@@ -387,7 +398,7 @@ throughput() {
 # stats_run WORKLOAD REP: floor (holding BPF_ENABLE_STATS), hist and peer
 # attached together; ns per event of each program over the same events.
 stats_run() {
-	local wl=$1 rep=$2 dir fw hw pw hp pp
+	local wl=$1 rep=$2 dir fw hw pw hp pp aw ap
 	dir=$RAW/$wl/stats-$rep
 	mkdir -p "$dir"
 	sync -f "$MNT"
@@ -397,8 +408,14 @@ stats_run() {
 		log "error: hist did not attach"; stop_obs floor "$dir" "$fw"; return 1
 	fi
 	hw=$OBS_WRAP hp=$OBS_PID
+	if ! start_obs aon "$dir"; then
+		log "error: hist always-on did not attach"; stop_obs hist "$dir" "$hw"
+		stop_obs floor "$dir" "$fw"; return 1
+	fi
+	aw=$OBS_WRAP ap=$OBS_PID
 	if ! start_obs peer "$dir"; then
-		log "error: peer did not attach"; stop_obs hist "$dir" "$hw"; stop_obs floor "$dir" "$fw"
+		log "error: peer did not attach"; stop_obs aon "$dir" "$aw"
+		stop_obs hist "$dir" "$hw"; stop_obs floor "$dir" "$fw"
 		return 1
 	fi
 	pw=$OBS_WRAP pp=$OBS_PID
@@ -406,8 +423,10 @@ stats_run() {
 	run_fio "$wl" "$dir"
 	sync -f "$MNT"
 	"$BU" pidbpf "$hp" >"$dir/hist.bpf.json"
+	"$BU" pidbpf "$ap" >"$dir/aon.bpf.json"
 	"$BU" pidbpf "$pp" >"$dir/peer.bpf.json"
 	stop_obs peer "$dir" "$pw"
+	stop_obs aon "$dir" "$aw"
 	stop_obs hist "$dir" "$hw"
 	stop_obs floor "$dir" "$fw"
 	log "$wl stats #$rep done"

@@ -4,7 +4,8 @@
  * user/engine.c, BPF_PROG_TEST_RUN), it folds the running sums of idle
  * threads' contexts (folio_ctx.bpf.h) into the shared totals
  * (sums.bpf.h), finishes folios that no end event will finish, and frees
- * the contexts of threads gone quiet.
+ * the contexts of threads gone quiet; at the always-on level it also folds
+ * every CPU's write sum (write_sums.bpf.h).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -12,6 +13,8 @@
 #include "folio_ctx.bpf.h"
 #include "maps.bpf.h"
 #include "sums.bpf.h"
+#include "write_sums.bpf.h"
+#include "settings.bpf.h"
 
 struct flush_args {
 	__u64 idle_ns;
@@ -101,11 +104,31 @@ static long flush_slot_cb(struct bpf_map *map, __u32 *slot, struct wb_ctx *c,
 	return 0;
 }
 
+/* CPU 'cpu''s write sum folded, unless busy: then *busy counts it. */
+static long fold_cpu_writes_cb(__u64 cpu, void *busy)
+{
+	__u32 zero = 0;
+	struct write_sum *ws = bpf_map_lookup_percpu_elem(&write_sums, &zero, cpu);
+
+	if (!ws)
+		return 1;
+	if (!ws->write_calls)
+		return 0;
+	if (__sync_val_compare_and_swap(&ws->busy, 0, 1)) {
+		(*(__u64 *)busy)++;
+		return 0;
+	}
+	write_sum_fold(ws);
+	__sync_val_compare_and_swap(&ws->busy, 1, 0);
+	return 0;
+}
+
 /*
  * Run by user space (BPF_PROG_TEST_RUN) before each report, for contexts
  * idle for longer than args[0] ns: their sums are folded into the shared
  * totals and, if args[1] (tracepoint mode, where nothing marks the end of
  * a thread's last folio, or the final flush) their folio is finished.
+ * Returns how many CPUs' write sums were busy (not folded).
  */
 SEC("raw_tp")
 int BPF_PROG(flush_idle, __u64 idle_ns, __u64 finish_active)
@@ -118,5 +141,11 @@ int BPF_PROG(flush_idle, __u64 idle_ns, __u64 finish_active)
 
 	bpf_for_each_map_elem(&ctx_slots, flush_slot_cb, &args, 0);
 	bpf_for_each_map_elem(&wb_ctxs, flush_hashed_cb, &args, 0);
+	if (always_on()) {
+		__u64 busy = 0;
+
+		bpf_loop(nr_cpus, fold_cpu_writes_cb, &busy, 0);
+		return busy;	/* user space runs the flush again */
+	}
 	return 0;
 }

@@ -14,3 +14,4 @@
 #include "paths.bpf.h"
 #include "sums.bpf.h"
 #include "writeback.bpf.h"
+#include "write_sums.bpf.h"

@@ -47,6 +47,14 @@ SETTING(__u32, simulate_clean_every, 0);
  */
 SETTING(bool, simulate_unseen_bios, false);
 SETTING(__u32, page_set_count, 1);	/* = max_entries of page_sets */
+/* enum accounting_level; always-on keeps no page records (write_sums.bpf.h) */
+SETTING(__u32, accounting, ACCOUNTING_FULL);
+SETTING(__u32, nr_cpus, 1);		/* possible CPUs: the flush folds each one's write sum */
+
+static __always_inline bool always_on(void)
+{
+	return accounting == ACCOUNTING_ALWAYS_ON;
+}
 
 static __always_inline bool dev_wanted(__u32 dev)
 {

@@ -21,6 +21,7 @@
 #include "maps.bpf.h"
 #include "page_table.bpf.h"
 #include "settings.bpf.h"
+#include "write_sums.bpf.h"
 
 struct write_walk {
 	struct page_key key;
@@ -84,6 +85,10 @@ static __always_inline void record_write(const struct inode_facts *fi, __u64 pos
 		count(CNT_FILTERED_WRITES);
 		return;
 	}
+	if (always_on()) {		/* no page records: the file's sum only */
+		write_sum_add(fi->dev, fi->ino, bytes);
+		return;
+	}
 	w.key.dev = fi->dev;
 	w.key.ino = fi->ino;
 	w.pos = pos;
@@ -120,6 +125,8 @@ static __always_inline void record_whole_dirty(struct inode *inode, struct folio
 	struct page_rec *rec;
 
 	count(CNT_WHOLE_DIRTY_EVENTS);
+	if (always_on())	/* not attached at that level: no records */
+		return;
 	inode_ids(inode, &key.dev, &key.ino);
 	if (!dev_wanted(key.dev))
 		return;
@@ -140,7 +147,7 @@ static __always_inline void record_dirty_folio(const struct inode_facts *fi, __u
 	struct page_key key = {};
 	struct page_rec *rec;
 
-	if (!dev_wanted(fi->dev))
+	if (!dev_wanted(fi->dev) || always_on())
 		return;
 	key.dev = fi->dev;
 	key.ino = fi->ino;
@@ -173,6 +180,8 @@ static __always_inline void record_invalidate(struct inode *inode, __u64 off, __
 	__u64 first, last;
 
 	count(CNT_INVALIDATE_EVENTS);
+	if (always_on())	/* not attached at that level: no records */
+		return;
 	inode_ids(inode, &w.key.dev, &w.key.ino);
 	if (!dev_wanted(w.key.dev) || !len)
 		return;

@@ -11,6 +11,7 @@
 #include "writeback.bpf.h"
 #include "bits.bpf.h"
 #include "core_fixes.bpf.h"
+#include "page_cache.bpf.h"
 #include "page_table.bpf.h"
 
 struct collect_walk {
@@ -318,8 +319,12 @@ __noinline int wb_fill(struct wb_ctx *c, struct folio_bits *bits)
 	 * and page_take() must stay within 512 bytes together (6.1 counts a
 	 * callback as a call, at least 32 bytes): 448 now.
 	 */
-	have0 = page_take(&c->key, &rec0);
-	if (!folio)
+	/* always-on: no records; the folio from the page cache (tracepoint mode) */
+	have0 = always_on() ? 0 : page_take(&c->key, &rec0);
+	if (!folio && always_on() && bitmap_kind != BITMAP_NONE)
+		folio = recorded_folio(fi, (__u64)page_cache_folio(fi->mapping, c->key.index),
+				       c->key.index, &head);
+	else if (!folio)
 		folio = recorded_folio(fi, have0 ? rec0.folio_ptr : 0, c->key.index, &head);
 	else if (folio_head_read(folio, &head))
 		folio = NULL;
@@ -329,7 +334,8 @@ __noinline int wb_fill(struct wb_ctx *c, struct folio_bits *bits)
 
 	npages = f->bytes >> page_shift;
 	if (npages > IOMAPDIRTY_MAX_FOLIO_PAGES) {
-		count(CNT_FOLIO_TOO_LARGE);
+		if (!always_on())	/* pages are walked only for their records */
+			count(CNT_FOLIO_TOO_LARGE);
 		npages = IOMAPDIRTY_MAX_FOLIO_PAGES;
 	}
 	walk.c = c;
@@ -344,7 +350,9 @@ __noinline int wb_fill(struct wb_ctx *c, struct folio_bits *bits)
 	walk.npages = npages;
 	if (have0)
 		collect_page(&walk, 0, &rec0);
-	if (npages > 1 && walk.guided && walk.blocks_per_page_shift < 6)
+	if (always_on())
+		;	/* no page records to collect */
+	else if (npages > 1 && walk.guided && walk.blocks_per_page_shift < 6)
 		bpf_loop(nwords, collect_dirty_word_cb, &walk, 0);
 	else if (npages > 1)
 		bpf_loop(npages - 1, collect_page_cb, &walk, 0);

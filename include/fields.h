@@ -13,7 +13,7 @@
 
 /*
  * Statistics, per file and per filesystem, all u64, in JSON order:
- *   X(name, unit, merge, json)
+ *   X(name, unit, merge, json, level)
  * unit   what the field counts (docs/json-schema.md)
  * merge  how two values of it combine: SUM (added; intervals are
  *        differences), MAX (the larger), GAUGE (the newer one: the value
@@ -22,56 +22,63 @@
  *        IF_BITMAP (null unless the plan can measure it: the kernel's
  *        dirty bitmap or a whole-folio dirtying hook, such a hook, the
  *        bitmap); NEVER (kept for the tool's own use)
+ * level  what it needs of the accounting level (enum accounting_level):
+ *        ANY (every level), RECORDS (per-page records: the full level
+ *        only), DIRTY (which blocks were dirty: the full level's records,
+ *        or at the always-on level the kernel's dirty bitmap); where the
+ *        level lacks it, the field is null like a json one the plan lacks
  */
 #define WA_STATS_FIELDS(X)						\
-	X(app_bytes,		"bytes",	SUM,	ALWAYS)		\
-	X(write_calls,		"calls",	SUM,	ALWAYS)		\
+	X(app_bytes,		"bytes",	SUM,	ALWAYS, ANY)	\
+	X(write_calls,		"calls",	SUM,	ALWAYS, ANY)	\
 	/* blocks touched by those writes, and as bytes */		\
-	X(app_dirty_blocks,	"blocks",	SUM,	ALWAYS)		\
-	X(app_dirty_bytes,	"bytes",	SUM,	ALWAYS)		\
+	X(app_dirty_blocks,	"blocks",	SUM,	ALWAYS, RECORDS)	\
+	X(app_dirty_bytes,	"bytes",	SUM,	ALWAYS, RECORDS)	\
 	/* dirty in the kernel, not by a seen write; folios with some */ \
-	X(other_dirty_blocks,	"blocks",	SUM,	IF_OTHER)	\
-	X(other_dirty_folios,	"folios",	SUM,	IF_OTHER)	\
+	X(other_dirty_blocks,	"blocks",	SUM,	IF_OTHER, RECORDS)	\
+	X(other_dirty_folios,	"folios",	SUM,	IF_OTHER, RECORDS)	\
 	/* seen through iomap_dirty_folio */				\
-	X(whole_folio_dirty_events, "folios",	SUM,	IF_WHOLE)	\
+	X(whole_folio_dirty_events, "folios",	SUM,	IF_WHOLE, RECORDS)	\
 	/* union of app and other: what had to be written */		\
-	X(dirty_blocks,		"blocks",	SUM,	ALWAYS)		\
-	X(dirty_bytes,		"bytes",	SUM,	ALWAYS)		\
-	X(folios,		"folios",	SUM,	ALWAYS)		\
+	X(dirty_blocks,		"blocks",	SUM,	ALWAYS, DIRTY)	\
+	X(dirty_bytes,		"bytes",	SUM,	ALWAYS, DIRTY)	\
+	X(folios,		"folios",	SUM,	ALWAYS, ANY)	\
 	/* written back with no dirtying seen */			\
-	X(folios_no_dirty_seen,	"folios",	SUM,	ALWAYS)		\
+	X(folios_no_dirty_seen,	"folios",	SUM,	ALWAYS, DIRTY)	\
 	/* sum and largest of the folios' sizes */			\
-	X(folio_bytes,		"bytes",	SUM,	ALWAYS)		\
-	X(max_folio_bytes,	"bytes",	MAX,	ALWAYS)		\
+	X(folio_bytes,		"bytes",	SUM,	ALWAYS, ANY)	\
+	X(max_folio_bytes,	"bytes",	MAX,	ALWAYS, ANY)	\
 	/* block size of the last folio seen */				\
-	X(block_bytes,		"bytes",	GAUGE,	ALWAYS)		\
-	X(submitted_blocks,	"blocks",	SUM,	ALWAYS)		\
-	X(submitted_bytes,	"bytes",	SUM,	ALWAYS)		\
+	X(block_bytes,		"bytes",	GAUGE,	ALWAYS, ANY)	\
+	X(submitted_blocks,	"blocks",	SUM,	ALWAYS, ANY)	\
+	X(submitted_bytes,	"bytes",	SUM,	ALWAYS, ANY)	\
 	/* of folios with no dirtying seen */				\
-	X(unseen_submitted_blocks, "blocks",	SUM,	ALWAYS)		\
+	X(unseen_submitted_blocks, "blocks",	SUM,	ALWAYS, DIRTY)	\
 	/* dirty ranges mapped to holes */				\
-	X(hole_bytes,		"bytes",	SUM,	ALWAYS)		\
+	X(hole_bytes,		"bytes",	SUM,	ALWAYS, ANY)	\
 	/* submitted, dirty by no cause seen (verify) */		\
-	X(violation_blocks,	"blocks",	SUM,	ALWAYS)		\
-	X(violation_folios,	"folios",	SUM,	ALWAYS)		\
+	X(violation_blocks,	"blocks",	SUM,	ALWAYS, DIRTY)	\
+	X(violation_folios,	"folios",	SUM,	ALWAYS, DIRTY)	\
 	/* submitted, dirty only in the kernel's bitmap */		\
-	X(unexplained_blocks,	"blocks",	SUM,	IF_BITMAP)	\
+	X(unexplained_blocks,	"blocks",	SUM,	IF_BITMAP, RECORDS)	\
 	/* submitted where the blocks are unknown */			\
-	X(unchecked_blocks,	"blocks",	SUM,	ALWAYS)		\
+	X(unchecked_blocks,	"blocks",	SUM,	ALWAYS, ANY)	\
 	/* read from the kernel's dirty bitmap; folios it was read for */ \
-	X(kernel_dirty_blocks,	"blocks",	SUM,	IF_BITMAP)	\
-	X(bitmap_folios,	"folios",	SUM,	IF_BITMAP)	\
+	X(kernel_dirty_blocks,	"blocks",	SUM,	IF_BITMAP, ANY)	\
+	X(bitmap_folios,	"folios",	SUM,	IF_BITMAP, ANY)	\
 	/* link count at the last writeback (deleted files: 0) */	\
-	X(nlink,		"links",	GAUGE,	NEVER)		\
+	X(nlink,		"links",	GAUGE,	NEVER, ANY)	\
 	/* last update (bpf_ktime_get_ns) */				\
-	X(last_ns,		"ns",		GAUGE,	NEVER)
+	X(last_ns,		"ns",		GAUGE,	NEVER, ANY)
 
 /* How a field merges, and when JSON shows it: see WA_STATS_FIELDS. */
 enum wa_merge { WA_SUM, WA_MAX, WA_GAUGE };
 enum wa_json { WA_ALWAYS, WA_IF_OTHER, WA_IF_WHOLE, WA_IF_BITMAP, WA_NEVER };
+/* What a field needs of the accounting level: see WA_STATS_FIELDS. */
+enum wa_need { WA_NEED_ANY, WA_NEED_RECORDS, WA_NEED_DIRTY };
 
 /* WA_MERGE_<field>: the field's merge, a constant the compiler folds. */
-#define WA_MERGE_ENUM(name, unit, merge, json)	WA_MERGE_##name = WA_##merge,
+#define WA_MERGE_ENUM(name, unit, merge, json, level)	WA_MERGE_##name = WA_##merge,
 enum wa_field_merge { WA_STATS_FIELDS(WA_MERGE_ENUM) };
 #undef WA_MERGE_ENUM
 

@@ -113,7 +113,7 @@ struct phys_key {
  * their units and how they merge: WA_STATS_FIELDS in fields.h.
  */
 struct wa_stats {
-#define WA_STATS_MEMBER(name, unit, merge, json)	__u64 name;
+#define WA_STATS_MEMBER(name, unit, merge, json, level)	__u64 name;
 	WA_STATS_FIELDS(WA_STATS_MEMBER)
 #undef WA_STATS_MEMBER
 };
@@ -218,6 +218,31 @@ enum submit_proto {
 enum write_end_proto {
 	WRITE_END_POS,		/* (iter, pos, len, copied, folio) */
 	WRITE_END_ITER,		/* (iter, len, copied, folio), pos = iter->pos */
+};
+
+/*
+ * How much the BPF side records (user/accounting.h names them). full: a
+ * record per page written (application bytes and blocks per folio);
+ * always-on: no per-page records, application bytes and write calls per
+ * file only, the rest at writeback from the kernel's own dirty bitmap.
+ */
+enum accounting_level {
+	ACCOUNTING_FULL,
+	ACCOUNTING_ALWAYS_ON,
+	NR_ACCOUNTING_LEVELS,
+};
+
+/*
+ * always-on: the application bytes and write calls of one CPU's last file,
+ * not yet folded into the files and filesystems maps (bpf/write_sums.bpf.c).
+ */
+struct write_sum {
+	__u64 busy;		/* 1 while a program on this CPU or a flush holds it */
+	__u64 ino;
+	__u64 app_bytes;
+	__u64 write_calls;
+	__u32 dev;
+	__u32 pad;
 };
 
 enum bitmap_kind {

@@ -5,6 +5,7 @@
 
 const char *const accounting_level_names[NR_ACCOUNTING_LEVELS] = {
 	[ACCOUNTING_FULL] = "full",
+	[ACCOUNTING_ALWAYS_ON] = "always-on",
 };
 
 int accounting_level_parse(const char *s, const char **why)
@@ -12,14 +13,14 @@ int accounting_level_parse(const char *s, const char **why)
 	for (int i = 0; i < NR_ACCOUNTING_LEVELS; i++)
 		if (!strcmp(s, accounting_level_names[i]))
 			return i;
-	*why = !strcmp(s, "always-on") ?
-		"the always-on level is not implemented yet; 'full' is the only level" :
-		"the accounting levels are: full";
+	*why = "the accounting levels are: full, always-on";
 	return -1;
 }
 
-bool accounting_measures(enum accounting_level l, enum accounting_need n)
+bool accounting_measures(enum accounting_level l, enum wa_need n, bool bitmap)
 {
-	/* full records everything; a lighter level answers per need here */
-	return l == ACCOUNTING_FULL || n == NEED_NOTHING;
+	if (l == ACCOUNTING_FULL || n == WA_NEED_ANY)
+		return true;
+	/* always-on: no page records; dirty blocks only from the kernel's bitmap */
+	return n == WA_NEED_DIRTY && bitmap;
 }

@@ -44,7 +44,6 @@ struct exporter_args {
 	const char *listen;
 	double cache_seconds;
 	unsigned int top_files;
-	enum accounting_level level;
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
 	int fd;			/* the listening socket, bound by prepare */
@@ -67,7 +66,6 @@ enum {
 	OPT_LISTEN = 0x700,
 	OPT_CACHE,
 	OPT_TOP_FILES,
-	OPT_ACCOUNTING,
 	OPT_LOG_LEVEL,
 };
 
@@ -81,8 +79,6 @@ static const struct argp_option exporter_options[] = {
 	{ "top-files", OPT_TOP_FILES, "N", 0,
 	  "Also export the N files with the most submitted bytes (0 to 100, default "
 	  "0: no per-file series)", 0 },
-	{ "accounting", OPT_ACCOUNTING, "LEVEL", 0,
-	  "Accounting level (default and only level so far: full)", 0 },
 	{ "log-level", OPT_LOG_LEVEL, "LEVEL", 0,
 	  "error, warn, info (default) or debug (one line per scrape)", 0 },
 	{},
@@ -149,7 +145,6 @@ static error_t exporter_parse(int key, char *arg, struct argp_state *state)
 {
 	struct exporter_args *a = state->input;
 	unsigned long long v;
-	const char *why;
 	int l;
 
 	switch (key) {
@@ -168,12 +163,6 @@ static error_t exporter_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--top-files wants 0 to %d, got '%s'",
 				   EXPORTER_MAX_TOP_FILES, arg);
 		a->top_files = v;
-		break;
-	case OPT_ACCOUNTING:
-		l = accounting_level_parse(arg, &why);
-		if (l < 0)
-			argp_error(state, "--accounting '%s': %s", arg, why);
-		a->level = l;
 		break;
 	case OPT_LOG_LEVEL:
 		l = log_level_parse(arg);
@@ -366,7 +355,6 @@ static void fill_prom_ctx(struct exporter *x)
 	clock_gettime(CLOCK_REALTIME, &now);
 	x->pc = (struct prom_ctx){
 		.plan = &x->s->plan,
-		.level = x->a->level,
 		.version = IOMAPDIRTY_VERSION,
 		.libbpf_version = x->libbpf_version,
 		.httpd_version = MHD_get_version(),
@@ -419,7 +407,7 @@ static int run_exporter(struct session *s, void *args)
 		textbuf_free(&x.body);
 		return EXIT_RUNTIME;
 	}
-	log_msg(LOG_LVL_INFO, "accounting level \"%s\"", accounting_level_names[a->level]);
+	log_msg(LOG_LVL_INFO, "accounting level \"%s\"", accounting_level_names[a->so.accounting]);
 	log_msg(LOG_LVL_INFO, "ready (pid %d): serving http://%s/metrics", getpid(),
 		a->listen);
 	wait_for_stop(&x, &a->sigs);
@@ -456,7 +444,7 @@ static struct exporter_args exporter_args = {
 	.so.mode = MODE_AUTO,
 	.listen = EXPORTER_DEFAULT_LISTEN,
 	.cache_seconds = 0.5,
-	.level = ACCOUNTING_FULL,
+	.so.accounting = ACCOUNTING_ALWAYS_ON,	/* kept attached for days */
 	.fd = -1,
 };
 

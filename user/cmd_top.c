@@ -98,9 +98,11 @@ static int view_build(struct top_view *v, struct engine *e, struct snapshot *d,
 		snapshot_free(&v->d);
 		return -ENOMEM;
 	}
+	v->no_round = e->plan->accounting != ACCOUNTING_FULL;
 	for (int i = 0; i < v->d.nfiles; i++) {
 		struct top_row *r = &v->rows[i];
 
+		r->no_round = v->no_round;
 		r->key = v->d.files[i].key;
 		r->s = v->d.files[i].s;
 		r->state = engine_file_path(e, &r->key, r->path, sizeof(r->path));
@@ -306,7 +308,7 @@ static void draw(struct top *t, const char *header, int *scroll)
 			break;
 	}
 	if (v->valid) {
-		top_fmt_totals(&v->totals, true, line, sizeof(line));
+		top_fmt_totals(&v->totals, true, v->no_round, line, sizeof(line));
 		put_wrapped(&y, line, 2);
 	} else {
 		put_line(&y, 0, "totals: waiting for the first reading");

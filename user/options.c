@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "accounting.h"
 #include "commands.h"
 
 enum {
@@ -11,6 +12,7 @@ enum {
 	OPT_MODE,
 	OPT_MAX_PAGES,
 	OPT_SHARED,
+	OPT_ACCOUNTING,
 };
 
 static const struct argp_option filter_options[] = {
@@ -25,6 +27,10 @@ static const struct argp_option filter_options[] = {
 	  "Page records kept in the kernel (bounds memory; default 131072)", 1 },
 	{ "shared", OPT_SHARED, NULL, 0,
 	  "Run even if another iomapdirty instance is running", 1 },
+	{ "accounting", OPT_ACCOUNTING, "LEVEL", 0,
+	  "full (per-page records: application bytes per folio; default but for the "
+	  "exporter) or always-on (no per-page records: application bytes per file "
+	  "only, the rest from the kernel's dirty bitmap; cheapest)", 1 },
 	{},
 };
 
@@ -61,6 +67,8 @@ static error_t filter_parse(int key, char *arg, struct argp_state *state)
 {
 	struct session_opts *o = state->input;
 	unsigned long long v;
+	const char *why;
+	int l;
 
 	switch (key) {
 	case 'm':
@@ -95,6 +103,12 @@ static error_t filter_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_SHARED:
 		o->shared = true;
+		break;
+	case OPT_ACCOUNTING:
+		l = accounting_level_parse(arg, &why);
+		if (l < 0)
+			argp_error(state, "--accounting '%s': %s", arg, why);
+		o->accounting = l;
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

@@ -508,3 +508,26 @@ int plan_mode_parse(const char *s, int *mode)
 	}
 	return -EINVAL;
 }
+
+/* A hook the always-on level does not attach, and why. */
+static void detach_for_level(struct hook_plan *h, const char *why)
+{
+	if (!h->chosen)
+		return;
+	h->chosen = false;
+	snprintf(h->note, sizeof(h->note), "not attached at the always-on accounting "
+		 "level: %s", why);
+}
+
+void plan_set_accounting(struct plan *p, enum accounting_level l)
+{
+	p->accounting = l;
+	if (l != ACCOUNTING_ALWAYS_ON)
+		return;
+	/* what only feeds the per-page records, which this level does not keep */
+	detach_for_level(&p->hooks[HOOK_WHOLE_DIRTY], "no page records; a folio "
+			 "dirtied whole shows in the kernel's dirty bitmap");
+	detach_for_level(&p->hooks[HOOK_FOLIO_PTR], "writeback finds the folio in the "
+			 "page cache");
+	detach_for_level(&p->hooks[HOOK_INVALIDATE], "no page records to forget");
+}

@@ -41,6 +41,8 @@ struct plan {
 	bool write_end_ret_bool;
 	__u32 submit_proto;
 	__u32 wb_folio_arg;
+	/* what the BPF side records: plan_set_accounting() */
+	enum accounting_level accounting;
 	bool ok;			/* every required hook has a target */
 	char error[256];
 };
@@ -50,6 +52,12 @@ struct plan {
  * why). May make lazy trial attaches (facts_func_trial), hence not const.
  */
 int plan_build(struct kfacts *f, int mode, struct plan *p);
+/*
+ * Sets the accounting level; always-on detaches the hooks that only feed
+ * the page records (whole-folio dirtying, the folio pointer, invalidate),
+ * each saying why.
+ */
+void plan_set_accounting(struct plan *p, enum accounting_level l);
 /* "auto", "fentry", "kprobe", "tracepoint", "raw_tp": 0, or -EINVAL. */
 int plan_mode_parse(const char *s, int *mode);
 const char *plan_mode_name(int mode);

@@ -165,21 +165,21 @@ static void family(struct textbuf *tb, const char *name, const char *type,
  * The per-filesystem metrics come from include/fields.h's list of
  * struct wa_stats: a SUM field is the counter "<field>_total", a MAX or
  * GAUGE field the gauge "<field>"; fields JSON never shows are not
- * exported, and one JSON writes as null unless the plan measures it
- * (IF_BITMAP, IF_WHOLE, IF_OTHER) is left out where it is not measured
- * (rather than exported as 0). What only lives here: the HELP text, and
- * what the accounting level must record.
+ * exported, and one JSON writes as null where the plan does not measure
+ * it (its json column, or its level column at the plan's accounting level:
+ * wa_field_measured()) is left out (rather than exported as 0). What only
+ * lives here: the HELP text.
  */
 /* Each field's index in wa_stats_fields[] (snapshot.h): the same list. */
-#define FIELD_ID(name, unit, merge, json)	PF_##name,
+#define FIELD_ID(name, unit, merge, json, level)	PF_##name,
 enum prom_field { WA_STATS_FIELDS(FIELD_ID) NR_PROM_FIELDS };
 #undef FIELD_ID
 
 static const char *const field_help[NR_PROM_FIELDS] = {
 	[PF_app_bytes] = "Bytes applications wrote with write(2), counted when their folios "
-		"were written back",
+		"were written back (accounting level always-on: when written)",
 	[PF_write_calls] = "write(2) calls, per folio written back: a call spanning k folios "
-		"counts k times",
+		"counts k times (always-on: each call once, as the write hook sees it)",
 	[PF_app_dirty_blocks] = "Filesystem blocks touched by those writes, per folio written back",
 	[PF_app_dirty_bytes] = "app_dirty_blocks_total in bytes (blocks times block size)",
 	[PF_other_dirty_blocks] = "Blocks dirty at writeback that no seen write(2) dirtied "
@@ -209,27 +209,6 @@ static const char *const field_help[NR_PROM_FIELDS] = {
 		"writeback",
 	[PF_bitmap_folios] = "Folios whose dirty bitmap was read at writeback",
 };
-
-/* What a lighter accounting level may not record (default: NEED_NOTHING). */
-static const enum accounting_need field_need[NR_PROM_FIELDS] = {
-	[PF_app_bytes] = NEED_PAGE_RECORDS,
-	[PF_write_calls] = NEED_PAGE_RECORDS,
-	[PF_app_dirty_blocks] = NEED_PAGE_RECORDS,
-	[PF_app_dirty_bytes] = NEED_PAGE_RECORDS,
-};
-
-static bool plan_measures(const struct plan *p, enum wa_json j)
-{
-	bool bitmap = plan_has_bitmap(p), whole = plan_hooks_whole_dirty(p);
-
-	switch (j) {
-	case WA_IF_BITMAP: return bitmap;
-	case WA_IF_WHOLE: return whole;
-	case WA_IF_OTHER: return bitmap || whole;
-	case WA_NEVER: return false;
-	default: return true;
-	}
-}
 
 /* dev, mountpoint, fstype of each filesystem, rendered once per scrape */
 static char **fs_labels(const struct snapshot *s, const struct prom_ctx *c)
@@ -264,8 +243,7 @@ static void render_fs(struct textbuf *tb, const struct snapshot *s,
 		bool counter = fm->merge == WA_SUM;
 		char name[64];
 
-		if (!plan_measures(c->plan, fm->json) ||
-		    !accounting_measures(c->level, field_need[m]))
+		if (!wa_field_measured(fm, c->plan))
 			continue;
 		snprintf(name, sizeof(name), "%s%s", fm->name, counter ? "_total" : "");
 		family(tb, name, counter ? "counter" : "gauge",
@@ -406,7 +384,7 @@ static void render_info(struct textbuf *tb, const struct prom_ctx *c)
 	label(tb, true, "kernel_family", fam);
 	label(tb, false, "kernel_family_description", p->family_desc ? p->family_desc : "");
 	label(tb, false, "kernel_release", c->kernel_release ? c->kernel_release : "");
-	label(tb, false, "accounting_level", accounting_level_names[c->level]);
+	label(tb, false, "accounting_level", accounting_level_names[p->accounting]);
 	label(tb, false, "dirty_bitmap", plan_bitmap_name(p));
 	textbuf_printf(tb, "} 1\n");
 
@@ -427,8 +405,11 @@ static void render_info(struct textbuf *tb, const struct prom_ctx *c)
 		label(tb, false, "target", h->target);
 		textbuf_printf(tb, "} 1\n");
 	}
-	family(tb, "page_records_max", "gauge", "Page records the kernel side may keep (--max-pages)");
-	textbuf_printf(tb, NS "page_records_max %u\n", c->max_pages);
+	if (p->accounting == ACCOUNTING_FULL) {	/* always-on keeps none */
+		family(tb, "page_records_max", "gauge",
+		       "Page records the kernel side may keep (--max-pages)");
+		textbuf_printf(tb, NS "page_records_max %u\n", c->max_pages);
+	}
 	family(tb, "attach_time_seconds", "gauge", "When the programs were attached, seconds since the epoch");
 	textbuf_printf(tb, NS "attach_time_seconds %.3f\n", c->attach_unix_seconds);
 	family(tb, "exporter_scrapes_total", "counter", "/metrics responses, this one included");

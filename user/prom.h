@@ -33,7 +33,6 @@ void textbuf_printf(struct textbuf *tb, const char *fmt, ...)
 
 struct prom_ctx {
 	const struct plan *plan;
-	enum accounting_level level;
 	const char *version;		/* build_info labels */
 	const char *libbpf_version;
 	const char *httpd_version;

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
+#include "accounting.h"
 #include "buckets.h"
 #include "fsinfo.h"
 #include "json.h"
@@ -113,25 +114,53 @@ void hist_print_text(FILE *out, enum hist_id h, const uint64_t *counts)
 	}
 }
 
+/* Whether the plan measures the field at 'offset' of struct wa_stats. */
+static bool measured_at(const struct plan *p, size_t offset)
+{
+	for (int i = 0; i < NR_WA_STATS_FIELDS; i++)
+		if (wa_stats_fields[i].offset == offset)
+			return wa_field_measured(&wa_stats_fields[i], p);
+	return false;
+}
+
+#define MEASURED(p, field)	measured_at(p, offsetof(struct wa_stats, field))
+
+/* s->field as text, or "n/a" where the plan does not measure it (never a 0). */
+#define FIELD_TEXT(buf, p, s, field)						\
+	num_or_na(buf, sizeof(buf), (s)->field, MEASURED(p, field))
+
+static const char *num_or_na(char *buf, size_t len, uint64_t v, bool measured)
+{
+	if (!measured)
+		return "n/a";
+	snprintf(buf, len, "%llu", ULL(v));
+	return buf;
+}
+
 static void stats_text(FILE *out, const struct wa_stats *s, const struct plan *p)
 {
-	char br[16], fa[16];
+	char br[16] = "n/a", fa[16] = "n/a", b[6][24];
 
-	ratio_text(br, sizeof(br), s->app_dirty_bytes, s->app_bytes);
-	ratio_text(fa, sizeof(fa), stats_amplified_blocks(s), s->dirty_blocks);
+	if (MEASURED(p, app_dirty_bytes))
+		ratio_text(br, sizeof(br), s->app_dirty_bytes, s->app_bytes);
+	if (MEASURED(p, dirty_blocks))
+		ratio_text(fa, sizeof(fa), stats_amplified_blocks(s), s->dirty_blocks);
 	fprintf(out, "  written      %llu B in %llu write calls\n",
 		ULL(s->app_bytes), ULL(s->write_calls));
-	fprintf(out, "  dirty        %llu blocks (%llu B): %llu by writes, ",
-		ULL(s->dirty_blocks), ULL(s->dirty_bytes), ULL(s->app_dirty_blocks));
 	/* what the JSON calls null is "n/a" here, never a 0 not measured */
-	if (report_measures_other(p))
+	fprintf(out, "  dirty        %s blocks (%s B): %s by writes, ",
+		FIELD_TEXT(b[0], p, s, dirty_blocks), FIELD_TEXT(b[1], p, s, dirty_bytes),
+		FIELD_TEXT(b[2], p, s, app_dirty_blocks));
+	if (MEASURED(p, other_dirty_blocks))
 		fprintf(out, "%llu other in %llu folios\n", ULL(s->other_dirty_blocks),
 			ULL(s->other_dirty_folios));
 	else
-		fprintf(out, "other n/a (not measurable on this kernel)\n");
-	fprintf(out, "  written back %llu folios (%llu B, largest %llu B), %llu with "
+		fprintf(out, "other n/a (not measured %s)\n",
+			report_measures_other(p) ? "at this accounting level" :
+			"on this kernel");
+	fprintf(out, "  written back %llu folios (%llu B, largest %llu B), %s with "
 		"no dirtying seen\n", ULL(s->folios), ULL(s->folio_bytes),
-		ULL(s->max_folio_bytes), ULL(s->folios_no_dirty_seen));
+		ULL(s->max_folio_bytes), FIELD_TEXT(b[3], p, s, folios_no_dirty_seen));
 	fprintf(out, "  submitted    %llu blocks (%llu B)\n",
 		ULL(s->submitted_blocks), ULL(s->submitted_bytes));
 	fprintf(out, "  block rounding %s, folio amplification %s\n", br, fa);
@@ -156,6 +185,7 @@ void report_header_text(FILE *out, const struct report_ctx *rc)
 	const struct plan *p = rc->plan;
 
 	fprintf(out, "iomapdirty: kernel family %c: %s\n", p->family, p->family_desc);
+	fprintf(out, "accounting: %s\n", accounting_level_names[p->accounting]);
 	fprintf(out, "attach plan:");
 	for (int i = 0; i < NR_HOOKS; i++) {
 		const struct hook_plan *h = &p->hooks[i];
@@ -264,7 +294,7 @@ bool report_measures_bitmap(const struct plan *p)
 }
 
 /* Whether the plan can measure what a field's json column says. */
-static bool measured(enum wa_json when, const struct plan *p)
+static bool plan_measures_json(enum wa_json when, const struct plan *p)
 {
 	switch (when) {
 	case WA_IF_OTHER:
@@ -278,6 +308,13 @@ static bool measured(enum wa_json when, const struct plan *p)
 	}
 }
 
+bool wa_field_measured(const struct wa_field *f, const struct plan *p)
+{
+	if (f->json == WA_NEVER || !plan_measures_json(f->json, p))
+		return false;
+	return !p || accounting_measures(p->accounting, f->need, plan_has_bitmap(p));
+}
+
 /* The fields in WA_STATS_FIELDS' order, null where not measured; the ratios. */
 void stats_write_json(struct json *j, const struct wa_stats *s, const struct plan *p)
 {
@@ -288,14 +325,21 @@ void stats_write_json(struct json *j, const struct wa_stats *s, const struct pla
 		if (f->json == WA_NEVER)
 			continue;
 		json_key(j, f->name);
-		if (measured(f->json, p))
+		if (wa_field_measured(f, p))
 			json_u64(j, wa_field_get(s, f));
 		else
 			json_null(j);
 	}
-	json_kv_ratio(j, "block_rounding", s->app_dirty_bytes, s->app_bytes);
-	json_kv_ratio(j, "folio_amplification", stats_amplified_blocks(s),
-		      s->dirty_blocks);
+	json_key(j, "block_rounding");
+	if (MEASURED(p, app_dirty_bytes))
+		json_ratio(j, s->app_dirty_bytes, s->app_bytes);
+	else
+		json_null(j);
+	json_key(j, "folio_amplification");
+	if (MEASURED(p, dirty_blocks))
+		json_ratio(j, stats_amplified_blocks(s), s->dirty_blocks);
+	else
+		json_null(j);
 	json_object_end(j);
 }
 
@@ -371,9 +415,14 @@ void report_json(FILE *out, const char *type, int interval, const struct snapsho
 		json_kv_u64(&j, "interval", interval);
 	json_key(&j, "seconds");
 	json_double(&j, d->seconds);
+	json_kv_string(&j, "accounting", accounting_level_names[rc->plan->accounting]);
 	json_key(&j, "plan");
 	plan_write_json(rc->plan, &j);
-	json_kv_u64(&j, "max_page_records", rc->max_pages);
+	json_key(&j, "max_page_records");	/* none kept at the always-on level */
+	if (rc->plan->accounting == ACCOUNTING_FULL)
+		json_u64(&j, rc->max_pages);
+	else
+		json_null(&j);
 	json_key(&j, "totals");
 	stats_write_json(&j, &t, rc->plan);
 	if (rc->run)

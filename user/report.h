@@ -73,6 +73,9 @@ void hist_write_json(struct json *j, enum hist_id h, const uint64_t *counts);
  * whole-folio hook) is written as null instead of a 0.
  */
 void stats_write_json(struct json *j, const struct wa_stats *s, const struct plan *p);
+/* Whether a statistic is measured by the plan (NULL: any) at its
+ * accounting level: false means null in JSON, n/a in text, no metric. */
+bool wa_field_measured(const struct wa_field *f, const struct plan *p);
 /* What the plan (NULL: any) measures: the kernel's dirty bitmap, a
  * whole-folio dirtying hook of its own (JSON nulls, absent metrics). */
 bool plan_has_bitmap(const struct plan *p);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The plan in text (`probes`) and in JSON (probes --json, every report): see plan.h. */
+#include "accounting.h"
 #include "json.h"
 #include "plan.h"
 
@@ -22,6 +23,7 @@ void plan_print_text(const struct plan *p, FILE *out)
 	fprintf(out, "dirty bitmap: %s\n", p->bitmap == BITMAP_IFS ? "iomap_folio_state.state" :
 		p->bitmap == BITMAP_IOP_STATE ? "iomap_page.state (RFCv4)" : "none");
 	fprintf(out, "mode: %s\n", plan_mode_name(p->mode));
+	fprintf(out, "accounting: %s\n", accounting_level_names[p->accounting]);
 	fprintf(out, "%-18s %-10s %-28s %s\n", "HOOK", "MECHANISM", "TARGET", "NOTE");
 	for (int i = 0; i < NR_HOOKS; i++) {
 		const struct hook_plan *h = &p->hooks[i];
@@ -55,6 +57,7 @@ void plan_write_json(const struct plan *p, struct json *j)
 	json_kv_string(j, "family_description", p->family_desc);
 	json_kv_string(j, "dirty_bitmap", plan_bitmap_name(p));
 	json_kv_string(j, "mode", plan_mode_name(p->mode));
+	json_kv_string(j, "accounting", accounting_level_names[p->accounting]);
 	json_kv_bool(j, "ok", p->ok);
 	if (!p->ok)
 		json_kv_string(j, "error", p->error);

@@ -186,6 +186,16 @@ int session_start(struct session *s, const struct session_opts *o)
 		fprintf(stderr, "iomapdirty: %s\n", err);
 		return EXIT_PRIVILEGE;
 	}
+	if (o->accounting == ACCOUNTING_ALWAYS_ON &&
+	    (o->tgid || o->comm || o->verify || o->max_pages)) {
+		/* whose data a folio holds, and which blocks writes dirtied, need
+		 * the page records the always-on level does not keep */
+		fprintf(stderr, "iomapdirty: %s needs --accounting full (the always-on "
+			"level keeps no per-page records)\n",
+			o->verify ? "verify" : o->tgid ? "--pid" : o->comm ? "--comm" :
+			"--max-pages");
+		return EXIT_USAGE;
+	}
 	ret = take_lock(s, o->shared);
 	if (ret)
 		return ret;
@@ -206,6 +216,7 @@ int session_start(struct session *s, const struct session_opts *o)
 	facts_gather(&s->facts, TRIALS_LAZY);
 	ret = plan_build(&s->facts, o->mode, &s->plan);
 	facts_release(&s->facts);
+	plan_set_accounting(&s->plan, o->accounting);
 	if (ret) {
 		fprintf(stderr, "iomapdirty: %s\n", s->plan.error);
 		fprintf(stderr, "iomapdirty: see `iomapdirty probes` for the full plan\n");

@@ -27,6 +27,7 @@ struct session_opts {
 	bool verify;		/* match bios to submitted data */
 	uint32_t simulate_clean_every;
 	bool simulate_unseen_bios;
+	enum accounting_level accounting;	/* --accounting (exporter: always-on) */
 };
 
 struct session {

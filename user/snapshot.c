@@ -13,8 +13,9 @@ const char *const counter_names[NR_COUNTERS] = {
 };
 #undef COUNTER_NAME
 
-#define WA_FIELD_ROW(name, unit, merge, json)				\
-	{ #name, unit, offsetof(struct wa_stats, name), WA_##merge, WA_##json },
+#define WA_FIELD_ROW(name, unit, merge, json, level)				\
+	{ #name, unit, offsetof(struct wa_stats, name), WA_##merge, WA_##json,	\
+	  WA_NEED_##level },
 const struct wa_field wa_stats_fields[NR_WA_STATS_FIELDS] = {
 	WA_STATS_FIELDS(WA_FIELD_ROW)
 };
@@ -35,7 +36,7 @@ void stats_sub(struct wa_stats *out, const struct wa_stats *a,
 #define SUB_SUM(f)	r.f = a->f - (b ? b->f : 0);
 #define SUB_MAX(f)
 #define SUB_GAUGE(f)
-#define SUB(name, unit, merge, json)	SUB_##merge(name)
+#define SUB(name, unit, merge, json, level)	SUB_##merge(name)
 	WA_STATS_FIELDS(SUB)
 #undef SUB
 #undef SUB_SUM
@@ -51,7 +52,7 @@ void stats_add_into(struct wa_stats *t, const struct wa_stats *s)
 #define ADD_SUM(f)	t->f += s->f;
 #define ADD_MAX(f)	if (s->f > t->f) t->f = s->f;
 #define ADD_GAUGE(f)	if (newer) t->f = s->f;
-#define ADD(name, unit, merge, json)	ADD_##merge(name)
+#define ADD(name, unit, merge, json, level)	ADD_##merge(name)
 	WA_STATS_FIELDS(ADD)
 #undef ADD
 #undef ADD_SUM

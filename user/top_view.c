@@ -231,7 +231,10 @@ void top_fmt_cell(const struct top_row *r, enum top_col c, bool human,
 		snprintf(buf, len, "%llu", (unsigned long long)s->folios);
 		break;
 	case TOP_COL_ROUND:
-		top_fmt_ratio(s->app_dirty_bytes, s->app_bytes, buf, len);
+		if (r->no_round)
+			snprintf(buf, len, "n/a");
+		else
+			top_fmt_ratio(s->app_dirty_bytes, s->app_bytes, buf, len);
 		break;
 	case TOP_COL_AMP:
 		top_fmt_ratio(stats_amplified_blocks(s), s->dirty_blocks, buf, len);
@@ -333,14 +336,16 @@ void top_fmt_line(const struct top_layout *l, const struct top_row *r,
 	}
 }
 
-void top_fmt_totals(const struct wa_stats *t, bool human, char *buf, size_t len)
+void top_fmt_totals(const struct wa_stats *t, bool human, bool no_round, char *buf,
+		    size_t len)
 {
-	char app[32], dirty[32], wb[32], round[32], amp[32], maxf[32];
+	char app[32], dirty[32], wb[32], round[32] = "n/a", amp[32], maxf[32];
 
 	top_fmt_bytes(t->app_bytes, human, app, sizeof(app));
 	top_fmt_bytes(t->dirty_bytes, human, dirty, sizeof(dirty));
 	top_fmt_bytes(t->submitted_bytes, human, wb, sizeof(wb));
-	top_fmt_ratio(t->app_dirty_bytes, t->app_bytes, round, sizeof(round));
+	if (!no_round)
+		top_fmt_ratio(t->app_dirty_bytes, t->app_bytes, round, sizeof(round));
 	top_fmt_ratio(stats_amplified_blocks(t), t->dirty_blocks, amp, sizeof(amp));
 	top_fmt_bytes(t->max_folio_bytes, human, maxf, sizeof(maxf));
 	snprintf(buf, len, "totals: app %s  dirty %s  wb %s  folios %llu  round %s  "
@@ -439,7 +444,7 @@ void top_print_text(FILE *out, const char *title, const struct top_view *v,
 	fprintf(out, "%.2f s %s; sort: %s %s; %d files\n", v->d.seconds,
 		v->cumulative ? "since attach" : "interval", top_cols[sort].name,
 		top_order_name(sort, reverse), v->nrows);
-	top_fmt_totals(&v->totals, false, line, sizeof(line));
+	top_fmt_totals(&v->totals, false, v->no_round, line, sizeof(line));
 	fprintf(out, "%s\n", line);
 	top_fmt_losses("losses", &v->d, line, sizeof(line));
 	fprintf(out, "%s\n", line);

@@ -57,6 +57,7 @@ struct top_row {
 	enum path_state state;
 	char path[TOP_PATH_LEN];	/* as engine_file_path() wrote it */
 	struct wa_stats s;
+	bool no_round;		/* block rounding not measured (accounting level) */
 };
 
 /*
@@ -113,7 +114,9 @@ void top_fmt_line(const struct top_layout *l, const struct top_row *r,
 		  char *buf, size_t len);
 
 /* "totals: app 1.7K  dirty 17K  wb 17K  folios 17  round ...". */
-void top_fmt_totals(const struct wa_stats *t, bool human, char *buf, size_t len);
+/* no_round: block rounding is not measured at this accounting level ("n/a") */
+void top_fmt_totals(const struct wa_stats *t, bool human, bool no_round, char *buf,
+		    size_t len);
 /*
  * "LABEL: none", or "LABEL: 3 (page_map_full=2 read_failures=1)": the
  * sum (snapshot_losses) and every non-zero loss counter by name.
@@ -129,6 +132,7 @@ struct top_view {
 	struct wa_stats totals;
 	bool cumulative;
 	bool valid;
+	bool no_round;			/* see top_row */
 };
 void top_view_free(struct top_view *v);
 

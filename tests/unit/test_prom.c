@@ -142,7 +142,7 @@ static void every_field_exported(void)
 	plan.hooks[HOOK_WHOLE_DIRTY].mech = MECH_FENTRY;	/* needs no program row */
 	textbuf_init(&tb, 1 << 20);
 	prom_render(&tb, &s, &c);
-#define FIELD_EXPORTED(name, unit, merge, json) do {				\
+#define FIELD_EXPORTED(name, unit, merge, json, level) do {				\
 	char help[128], bare[256];						\
 	const char *sfx = WA_##merge == WA_SUM ? "_total" : "";			\
 										\
@@ -155,6 +155,55 @@ static void every_field_exported(void)
 } while (0);
 	WA_STATS_FIELDS(FIELD_EXPORTED)
 #undef FIELD_EXPORTED
+	textbuf_free(&tb);
+}
+
+/*
+ * The always-on level keeps no per-page records: what needs them is left
+ * out (never exported as 0), what it counts is there; the names are
+ * written out here from the issue's list, not taken from fields.h.
+ */
+static void always_on_level(void)
+{
+	static const char *const absent[] = {
+		"iomapdirty_app_dirty_blocks_total{", "iomapdirty_app_dirty_bytes_total{",
+		"iomapdirty_other_dirty_blocks_total{", "iomapdirty_other_dirty_folios_total{",
+		"iomapdirty_whole_folio_dirty_events_total{",
+		"iomapdirty_unexplained_blocks_total{", "iomapdirty_page_records_max",
+	};
+	static const char *const present[] = {
+		"iomapdirty_app_bytes_total{", "iomapdirty_write_calls_total{",
+		"iomapdirty_dirty_blocks_total{", "iomapdirty_folios_total{",
+		"iomapdirty_submitted_blocks_total{", "iomapdirty_kernel_dirty_blocks_total{",
+		"iomapdirty_violation_blocks_total{", "iomapdirty_max_folio_bytes{",
+		"iomapdirty_dirty_blocks_per_folio_bucket{",
+	};
+	struct fs_entry fs = { .dev = 7u << 20 };
+	struct plan plan = { .family = 'd', .family_desc = "x", .bitmap = BITMAP_IFS,
+			     .accounting = ACCOUNTING_ALWAYS_ON };
+	struct snapshot s = { .fs = &fs, .nfs = 1 };
+	struct prom_ctx c = { .plan = &plan, .fs_lookup = fake_fs };
+	struct textbuf tb;
+
+	textbuf_init(&tb, 1 << 20);
+	prom_render(&tb, &s, &c);
+	CHECK(strstr(tb.buf, "accounting_level=\"always-on\"") != NULL,
+	      "prom.always_on.level_named");
+	for (size_t i = 0; i < sizeof(absent) / sizeof(absent[0]); i++)
+		CHECK(!strstr(tb.buf, absent[i]), "prom.always_on.absent %s", absent[i]);
+	for (size_t i = 0; i < sizeof(present) / sizeof(present[0]); i++)
+		CHECK(strstr(tb.buf, present[i]) != NULL, "prom.always_on.present %s",
+		      present[i]);
+	/* without the kernel's bitmap nothing says which blocks were dirty */
+	plan.bitmap = BITMAP_NONE;
+	textbuf_reset(&tb);
+	prom_render(&tb, &s, &c);
+	CHECK(!strstr(tb.buf, "iomapdirty_dirty_blocks_total{"),
+	      "prom.always_on.no_bitmap_dirty_absent");
+	CHECK(!strstr(tb.buf, "iomapdirty_violation_blocks_total{"),
+	      "prom.always_on.no_bitmap_violations_absent");
+	CHECK(strstr(tb.buf, "iomapdirty_app_bytes_total{") != NULL,
+	      "prom.always_on.no_bitmap_app_bytes_present");
 	textbuf_free(&tb);
 }
 
@@ -176,5 +225,6 @@ int main(void)
 	check_escape("\xc2\x85", "\\\\302\\\\205", "c1_control");
 	render_fixture();
 	every_field_exported();
+	always_on_level();
 	UNIT_EXIT();
 }

@@ -309,9 +309,17 @@ static void test_lines(void)
 	CHECK(!strncmp(buf, ".../xy/a.dat ", 13), "narrow screen: path cut from the left "
 	      "('%.13s')", buf);
 
-	top_fmt_totals(&r.s, true, buf, sizeof(buf));
+	top_fmt_totals(&r.s, true, false, buf, sizeof(buf));
 	CHECK_STR(buf, "totals: app 1000  dirty 10.0K  wb 10.0K  folios 10  round 10.24x  "
 		  "amp 1.00x  maxfolio 4.0K", "totals line");
+	/* always-on accounting: no page records, no rounding; n/a, never a 0 */
+	top_fmt_totals(&r.s, true, true, buf, sizeof(buf));
+	CHECK_STR(buf, "totals: app 1000  dirty 10.0K  wb 10.0K  folios 10  round n/a  "
+		  "amp 1.00x  maxfolio 4.0K", "totals line, rounding not measured");
+	r.no_round = true;
+	top_fmt_cell(&r, TOP_COL_ROUND, true, buf, sizeof(buf));
+	CHECK_STR(buf, "n/a", "rounding cell not measured");
+	r.no_round = false;
 
 	memset(&d, 0, sizeof(d));
 	d.counters[CNT_WRITE_EVENTS] = 99;	/* an event, not a loss */

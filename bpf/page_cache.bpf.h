@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The folio at a page index of a file, looked up in the page cache's
+ * xarray (include/linux/xarray.h, lib/xarray.c: xas_load()). The always-on
+ * level keeps no page records, so in tracepoint mode, whose writeback
+ * event has no folio argument, this is where writeback finds the folio
+ * whose dirty bitmap it reads. The kernel has just walked the same nodes
+ * to find the folio it writes back: they are in the cache.
+ *
+ * Entry encoding (stable since the xarray replaced the radix tree, 4.20):
+ * the two low bits 10 mark an internal entry; an internal entry above
+ * 4096 is a node (pointer + 2), one below (chunk size - 1) << 2 a sibling
+ * of a multi-index entry (a large folio: its slot number), others (retry,
+ * zero) say the entry is not there now; bit 0 set is a value (shadow)
+ * entry. The chunk size is read from BTF (64; 16 with CONFIG_BASE_SMALL).
+ * Races (a folio freed or moved meanwhile) are caught by the caller, who
+ * checks the folio's mapping and index.
+ */
+#ifndef IOMAPDIRTY_PAGE_CACHE_BPF_H
+#define IOMAPDIRTY_PAGE_CACHE_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+
+#define XA_MAX_LEVELS	11	/* 64-bit indexes, at least 6 bits a level */
+
+static __always_inline bool xa_entry_internal(__u64 e)
+{
+	return (e & 3) == 2;
+}
+
+/* Slot 'offset' of the node whose address is 'node'; 0 if unreadable. */
+static __always_inline __u64 xa_slot(__u64 node, __u64 offset)
+{
+	__u64 entry = 0;
+
+	bpf_probe_read_kernel(&entry, sizeof(entry),
+			      (void *)(node + bpf_core_field_offset(struct xa_node, slots) +
+				       offset * sizeof(void *)));
+	return entry;
+}
+
+/* The folio at 'index' in the page cache of 'mapping', or NULL. */
+static __always_inline struct folio *page_cache_folio(__u64 mapping, __u64 index)
+{
+	struct address_space *m = (void *)mapping;
+	__u64 chunk = bpf_core_field_size(struct xa_node, slots) / sizeof(void *);
+	__u64 mask = chunk - 1, entry, node = 0, offset;
+	__u8 shift;
+
+	entry = (__u64)BPF_CORE_READ(m, i_pages.xa_head);
+	for (int level = 0; level < XA_MAX_LEVELS; level++) {
+		if (!xa_entry_internal(entry) || entry <= 4096)
+			break;
+		node = entry - 2;
+		shift = BPF_CORE_READ((struct xa_node *)node, shift);
+		if (shift >= 64 || (level == 0 && (index >> shift) > mask))
+			return NULL;	/* beyond the tree */
+		offset = (index >> shift) & mask;
+		entry = xa_slot(node, offset);
+		if (xa_entry_internal(entry) && entry < (((chunk - 1) << 2) | 2))
+			entry = xa_slot(node, entry >> 2);	/* a sibling */
+	}
+	if (!entry || (entry & 3) || (!node && index))
+		return NULL;	/* empty, value, retry; a lone head is index 0 */
+	return (struct folio *)entry;
+}
+
+#endif /* IOMAPDIRTY_PAGE_CACHE_BPF_H */
