@@ -13,6 +13,8 @@
  * of a multi-index entry (a large folio: its slot number), others (retry,
  * zero) say the entry is not there now; bit 0 set is a value (shadow)
  * entry. The chunk size is read from BTF (64; 16 with CONFIG_BASE_SMALL).
+ * A node's shift is its parent's minus the chunk's bits (xas_create()),
+ * so only the top node's is read: one probe read per level below it.
  * Races (a folio freed or moved meanwhile) are caught by the caller, who
  * checks the folio's mapping and index.
  */
@@ -46,15 +48,20 @@ static __always_inline struct folio *page_cache_folio(__u64 mapping, __u64 index
 {
 	struct address_space *m = (void *)mapping;
 	__u64 chunk = bpf_core_field_size(struct xa_node, slots) / sizeof(void *);
-	__u64 mask = chunk - 1, entry, node = 0, offset;
-	__u8 shift;
+	__u64 mask = chunk - 1, step = chunk == 16 ? 4 : 6, entry, node = 0, offset;
+	__u32 shift = 0;
 
 	entry = (__u64)BPF_CORE_READ(m, i_pages.xa_head);
 	for (int level = 0; level < XA_MAX_LEVELS; level++) {
 		if (!xa_entry_internal(entry) || entry <= 4096)
 			break;
+		if (level && shift < step)
+			return NULL;	/* a node below the bottom: not a tree */
 		node = entry - 2;
-		shift = BPF_CORE_READ((struct xa_node *)node, shift);
+		if (level == 0)
+			shift = BPF_CORE_READ((struct xa_node *)node, shift);
+		else
+			shift -= step;
 		if (shift >= 64 || (level == 0 && (index >> shift) > mask))
 			return NULL;	/* beyond the tree */
 		offset = (index >> shift) & mask;

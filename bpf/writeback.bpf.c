@@ -328,7 +328,9 @@ __noinline int wb_fill(struct wb_ctx *c, struct folio_bits *bits)
 		folio = recorded_folio(fi, have0 ? rec0.folio_ptr : 0, c->key.index, &head);
 	else if (folio_head_read(folio, &head))
 		folio = NULL;
-	/* The kernel's own view of which blocks are dirty, where it has one. */
+	/* The kernel's own view of which blocks are dirty, where it has one
+	 * (without per-block state yet: every block before EOF) */
+	bw.eof_blocks = blocks_before_eof(fi, c, nr_blocks);
 	view = kernel_dirty_view(folio, &head, &bw, nwords);
 	c->bitmap_read = view >= 0;
 
@@ -357,7 +359,6 @@ __noinline int wb_fill(struct wb_ctx *c, struct folio_bits *bits)
 	else if (npages > 1)
 		bpf_loop(npages - 1, collect_page_cb, &walk, 0);
 
-	bw.eof_blocks = blocks_before_eof(fi, c, nr_blocks);
 	if (nwords == 1)
 		count_word(0, &bw);
 	else

@@ -85,7 +85,7 @@ scenario_argv() {
 # "constraints":{..}}.  Uses the measured-layout figures when the probe worked
 # (exact also with large folios), the offset arithmetic otherwise.
 E2E_EXPECT_JQ='
-def fields: {app_bytes, write_calls, write_syscalls, app_dirty_blocks, app_dirty_bytes,
+def fields: {app_bytes, write_calls, write_syscalls, syscall_bytes, app_dirty_blocks, app_dirty_bytes,
 	other_dirty_blocks, dirty_blocks, dirty_bytes, whole_folio_dirty_events,
 	other_dirty_folios,
 	folios, folio_bytes, max_folio_bytes, submitted_blocks, submitted_bytes,

@@ -181,7 +181,9 @@ check_summary_shape() {
 
 # compare_stats_always_on NAME WANT GOT: the always-on level against the
 # workload: write calls as write(2) calls (the tracepoint fires once per
-# call), every other measured figure exactly, the unmeasured ones null.
+# call) and application bytes as written (counted at the write: also those
+# a truncate threw away before writeback), every other measured figure
+# exactly, the unmeasured ones null.
 compare_stats_always_on() {
 	local n=$1 want=$2 got=$3 f
 	for f in "${ALWAYS_ON_NULL[@]}"; do
@@ -189,7 +191,9 @@ compare_stats_always_on() {
 	done
 	e2e_check "$n.write_calls(syscalls)" "$(jq -c '.write_syscalls' <<<"$want")" \
 		"$(jq -c '.write_calls' <<<"$got")"
-	e2e_compare "$n" "$want" "$got" app_bytes dirty_blocks dirty_bytes folios \
+	e2e_check "$n.app_bytes(written)" "$(jq -c '.syscall_bytes' <<<"$want")" \
+		"$(jq -c '.app_bytes' <<<"$got")"
+	e2e_compare "$n" "$want" "$got" dirty_blocks dirty_bytes folios \
 		submitted_blocks submitted_bytes max_folio_bytes
 	e2e_check_ratio "$n.folio_amplification" \
 		"$(jq -c '.folio_amplification' <<<"$want")" \

@@ -89,6 +89,10 @@ struct expect {
 	uint64_t block_size;
 	uint64_t app_bytes;		/* counted as the writes are made */
 	uint64_t write_calls;
+	/* of those, thrown away before writeback (truncate): what a count at
+	 * the write (always-on accounting) still sees */
+	uint64_t thrown_bytes;
+	uint64_t thrown_calls;
 	/* From offsets alone, assuming order-0 (page-sized) folios. */
 	struct counters calc;
 	bool folios_known;		/* false: large folios expected */
@@ -544,7 +548,9 @@ static void print_counters(const struct expect *e, const struct counters *c,
 {
 	uint64_t bs = e->block_size;
 
-	printf("\"write_syscalls\":%" PRIu64 ",", e->write_calls);
+	/* every write(2) and its bytes, also those whose data was thrown away */
+	printf("\"write_syscalls\":%" PRIu64 ",\"syscall_bytes\":%" PRIu64 ",",
+	       e->write_calls + e->thrown_calls, e->app_bytes + e->thrown_bytes);
 	printf("\"app_bytes\":%" PRIu64 ",\"write_calls\":%" PRIu64
 	       ",\"app_dirty_blocks\":%" PRIu64 ",\"app_dirty_bytes\":%" PRIu64
 	       ",\"other_dirty_blocks\":%" PRIu64 ",\"dirty_blocks\":%" PRIu64
@@ -983,6 +989,8 @@ static int cmd_truncate(int argc, char **argv)
 	/* page 3's write went with the page: the tool never sees it back */
 	e.app_bytes -= 4096;
 	e.write_calls -= 1;
+	e.thrown_bytes += 4096;
+	e.thrown_calls += 1;
 	epoch_done(&e, &r1, 1, false);
 	do_fsync(&e);
 	write_epoch(&e, buf, &r2);
@@ -1064,11 +1072,13 @@ static void print_many(const char *scenario, struct expect *f, size_t n)
 
 	memset(&t.calc, 0, sizeof(t.calc));
 	memset(&t.meas, 0, sizeof(t.meas));
-	t.app_bytes = t.write_calls = 0;
+	t.app_bytes = t.write_calls = t.thrown_bytes = t.thrown_calls = 0;
 	t.layout_err = 0;
 	for (i = 0; i < n; i++) {
 		t.app_bytes += f[i].app_bytes;
 		t.write_calls += f[i].write_calls;
+		t.thrown_bytes += f[i].thrown_bytes;
+		t.thrown_calls += f[i].thrown_calls;
 		add_counters(&t.calc, &f[i].calc);
 		add_counters(&t.meas, &f[i].meas);
 		if (!t.layout_err)
