@@ -101,18 +101,6 @@ static __always_inline void fold_hist(struct fs_stats *fs, const struct wb_ctx *
 				__sync_fetch_and_add(&fs->hist[h][b], c->acc_hist[h][b]);
 }
 
-/*
- * Adds 1 to a fold's sequence counter with a fetching atomic (the result is
- * kept alive): a full barrier on every JIT, where a plain atomic add may be
- * relaxed (arm64 STADD), so the fold's adds stay between its two counts.
- */
-static __always_inline void fold_seq_bump(__u64 *seq)
-{
-	__u64 old = __sync_fetch_and_add(seq, 1);
-
-	asm volatile("" : : "r"(old));
-}
-
 /* A global function: called from finish_folio() and the flush. */
 __noinline int acc_fold(struct wb_ctx *c)
 {

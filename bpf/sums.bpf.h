@@ -50,6 +50,18 @@ typedef struct {
 SHARED_MAP(violations_map_t, violations);
 
 /*
+ * Adds 1 to a fold's sequence counter with a fetching atomic (the result is
+ * kept alive): a full barrier on every JIT, where a plain atomic add may be
+ * relaxed (arm64 STADD), so the fold's adds stay between its two counts.
+ */
+static __always_inline void fold_seq_bump(__u64 *seq)
+{
+	__u64 old = __sync_fetch_and_add(seq, 1);
+
+	asm volatile("" : : "r"(old));
+}
+
+/*
  * Folds one finished folio writeback (c, finished at 'now') into the
  * thread's sum and the histograms.
  */
