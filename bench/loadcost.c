@@ -182,11 +182,14 @@ static int load_one(const char *path, const char *want, int argc, char **argv,
 	}
 	log[0] = 0;
 	bpf_program__set_log_buf(target, log, LOG_SIZE);
-	bpf_program__set_log_level(target, 4);	/* statistics only */
+	/* statistics only; LOADCOST_LOG=1: the verifier's log of a refusal */
+	bpf_program__set_log_level(target, getenv("LOADCOST_LOG") ? 1 | 4 : 4);
 	err = bpf_object__load(obj);
 	printf("%-28s %6zu", want, own);
 	if (err) {
 		printf("  not loaded here: %s\n", strerror(-err));
+		if (getenv("LOADCOST_LOG"))	/* the verifier's last lines: why */
+			fprintf(stderr, "%s\n", log + (strlen(log) > 3000 ? strlen(log) - 3000 : 0));
 	} else if (bpf_obj_get_info_by_fd(bpf_program__fd(target), &info, &len)) {
 		printf("  no info: %s\n", strerror(errno));
 	} else {

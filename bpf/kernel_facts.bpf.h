@@ -119,6 +119,37 @@ static __always_inline __u64 folio_bytes(struct folio *folio)
 	return (1ULL << page_shift) << order;
 }
 
+/*
+ * bpf_rdonly_cast() (6.2+): the verifier turns it into a register move and
+ * the loads through its result into guarded loads (a fault reads 0), a few
+ * ns where a probe read costs ~30 (a helper call, with this host's return
+ * thunks). Weak: only the programs the plan loads where the kernel has it
+ * (the *_ld programs, wb_fill_ld()) call it, so an older kernel, which
+ * refuses a program with an unknown kfunc, never sees it.
+ */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
+
+/*
+ * The word at a kernel address: with 'direct', a guarded load (read as
+ * struct folio's index, an unsigned long, which the verifier gives as a
+ * number, wherever that member is: a void * would be an untrusted pointer
+ * on newer kernels); else a probe read. 0 if unreadable.
+ */
+static __always_inline __u64 kword(__u64 addr, bool direct)
+{
+	__u64 v = 0;
+
+	if (direct) {
+		struct folio *w = bpf_rdonly_cast((void *)(addr -
+				bpf_core_field_offset(struct folio, index)),
+				bpf_core_type_id_kernel(struct folio));
+
+		return w->index;
+	}
+	bpf_probe_read_kernel(&v, sizeof(v), (void *)addr);
+	return v;
+}
+
 /* What writeback reads of a folio. */
 struct folio_head {
 	__u64 mapping;
@@ -129,12 +160,19 @@ struct folio_head {
 /*
  * One probe read where the three fields are adjacent in struct folio (every
  * kernel so far: the offsets are relocated at load, the test is constant),
- * three otherwise.
+ * three otherwise; with 'direct', three guarded loads.
  */
-static __always_inline int folio_head_read(struct folio *folio, struct folio_head *h)
+static __always_inline int folio_head_read(struct folio *folio, struct folio_head *h,
+					   bool direct)
 {
 	__u32 at = bpf_core_field_offset(struct folio, mapping);
 
+	if (direct) {
+		h->mapping = kword((__u64)folio + at, true);
+		h->index = kword((__u64)folio + bpf_core_field_offset(struct folio, index), true);
+		h->priv = kword((__u64)folio + bpf_core_field_offset(struct folio, private), true);
+		return 0;
+	}
 	if (bpf_core_field_offset(struct folio, index) == at + 8 &&
 	    bpf_core_field_offset(struct folio, private) == at + 16)
 		return bpf_probe_read_kernel(h, sizeof(*h), (void *)folio + at);

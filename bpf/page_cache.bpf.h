@@ -24,6 +24,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
+#include "kernel_facts.bpf.h"
 
 #define XA_MAX_LEVELS	11	/* 64-bit indexes, at least 6 bits a level */
 
@@ -33,25 +34,37 @@ static __always_inline bool xa_entry_internal(__u64 e)
 }
 
 /* Slot 'offset' of the node whose address is 'node'; 0 if unreadable. */
-static __always_inline __u64 xa_slot(__u64 node, __u64 offset)
+static __always_inline __u64 xa_slot(__u64 node, __u64 offset, bool direct)
 {
-	__u64 entry = 0;
-
-	bpf_probe_read_kernel(&entry, sizeof(entry),
-			      (void *)(node + bpf_core_field_offset(struct xa_node, slots) +
-				       offset * sizeof(void *)));
-	return entry;
+	return kword(node + bpf_core_field_offset(struct xa_node, slots) +
+		     offset * sizeof(void *), direct);
 }
 
-/* The folio at 'index' in the page cache of 'mapping', or NULL. */
-static __always_inline struct folio *page_cache_folio(__u64 mapping, __u64 index)
+/* A node's shift (a byte). */
+static __always_inline __u32 xa_shift(__u64 node, bool direct)
 {
-	struct address_space *m = (void *)mapping;
+	if (direct) {
+		struct xa_node *n = bpf_rdonly_cast((void *)node,
+						    bpf_core_type_id_kernel(struct xa_node));
+
+		return n->shift;
+	}
+	return BPF_CORE_READ((struct xa_node *)node, shift);
+}
+
+/*
+ * The folio at 'index' in the page cache of 'mapping', or NULL; 'direct':
+ * guarded loads instead of probe reads (kword()).
+ */
+static __always_inline struct folio *page_cache_folio(__u64 mapping, __u64 index,
+						      bool direct)
+{
 	__u64 chunk = bpf_core_field_size(struct xa_node, slots) / sizeof(void *);
 	__u64 mask = chunk - 1, step = chunk == 16 ? 4 : 6, entry, node = 0, offset;
 	__u32 shift = 0;
 
-	entry = (__u64)BPF_CORE_READ(m, i_pages.xa_head);
+	entry = kword(mapping + bpf_core_field_offset(struct address_space, i_pages) +
+		      bpf_core_field_offset(struct xarray, xa_head), direct);
 	for (int level = 0; level < XA_MAX_LEVELS; level++) {
 		if (!xa_entry_internal(entry) || entry <= 4096)
 			break;
@@ -59,15 +72,15 @@ static __always_inline struct folio *page_cache_folio(__u64 mapping, __u64 index
 			return NULL;	/* a node below the bottom: not a tree */
 		node = entry - 2;
 		if (level == 0)
-			shift = BPF_CORE_READ((struct xa_node *)node, shift);
+			shift = xa_shift(node, direct);
 		else
 			shift -= step;
 		if (shift >= 64 || (level == 0 && (index >> shift) > mask))
 			return NULL;	/* beyond the tree */
 		offset = (index >> shift) & mask;
-		entry = xa_slot(node, offset);
+		entry = xa_slot(node, offset, direct);
 		if (xa_entry_internal(entry) && entry < (((chunk - 1) << 2) | 2))
-			entry = xa_slot(node, entry >> 2);	/* a sibling */
+			entry = xa_slot(node, entry >> 2, direct);	/* a sibling */
 	}
 	if (!entry || (entry & 3) || (!node && index))
 		return NULL;	/* empty, value, retry; a lone head is index 0 */

@@ -76,15 +76,29 @@ int BPF_PROG(tp_dirty_folio, struct folio *folio, struct address_space *mapping)
 }
 
 /* 6.17+ iomap_writeback_folio, 6.1-6.16 iomap_writepage: (inode, pos, len) */
-SEC("tp_btf/iomap_writeback_folio")
-int BPF_PROG(btf_wb_folio, struct inode *inode, loff_t pos, u64 len)
+static __always_inline void wb_folio_btf(struct inode *inode, const void *inode_slot,
+					 loff_t pos, u64 len, bool direct)
 {
 	struct inode_facts fi = {};
 
 	if (!inode)
-		return 0;
+		return;
 	inode_facts_btf(inode, &fi, true);
-	wb_begin(&fi, 0, &ctx[0], NULL, pos, len);
+	wb_begin(&fi, 0, inode_slot, NULL, pos, len, direct);
+}
+
+SEC("tp_btf/iomap_writeback_folio")
+int BPF_PROG(btf_wb_folio, struct inode *inode, loff_t pos, u64 len)
+{
+	wb_folio_btf(inode, &ctx[0], pos, len, false);
+	return 0;
+}
+
+/* The same reading the kernel with guarded loads: where it has bpf_rdonly_cast */
+SEC("tp_btf/iomap_writeback_folio")
+int BPF_PROG(btf_wb_folio_ld, struct inode *inode, loff_t pos, u64 len)
+{
+	wb_folio_btf(inode, &ctx[0], pos, len, true);
 	return 0;
 }
 
@@ -94,7 +108,7 @@ int BPF_PROG(tp_wb_folio, struct inode *inode, loff_t pos, u64 len)
 	struct inode_facts fi = {};
 
 	inode_facts_core(inode, &fi, true);
-	wb_begin(&fi, (__u64)inode, NULL, NULL, pos, len);
+	wb_begin(&fi, (__u64)inode, NULL, NULL, pos, len, false);
 	return 0;
 }
 

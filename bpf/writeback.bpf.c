@@ -117,6 +117,7 @@ struct bits_walk {
 	unsigned long *state;
 	__u64 nr_blocks;
 	__u64 eof_blocks;
+	bool direct;		/* guarded loads, not probe reads (kword()) */
 };
 
 static __always_inline long zero_word(__u64 w, void *data)
@@ -151,11 +152,16 @@ static __always_inline int read_kernel_dirty(void *priv, struct bits_walk *b)
 		return bpf_probe_read_kernel(b->bits->kern, bytes, b->state + nr / 64) ? -1 : 0;
 	}
 	/* uptodate bits [0, nr) and dirty bits [nr, 2nr) share words */
-	if (bpf_probe_read_kernel(&word, sizeof(word), b->state))
+	if (b->direct) {
+		word = kword((__u64)b->state, true);
+	} else if (bpf_probe_read_kernel(&word, sizeof(word), b->state)) {
 		return -1;
+	}
 	kern = word >> nr;
 	if (2 * nr > 64) {
-		if (bpf_probe_read_kernel(&word, sizeof(word), b->state + 1))
+		if (b->direct)
+			word = kword((__u64)(b->state + 1), true);
+		else if (bpf_probe_read_kernel(&word, sizeof(word), b->state + 1))
 			return -1;
 		kern |= word << (64 - nr);
 	}
@@ -223,7 +229,7 @@ static long all_dirty_word_cb(__u64 w, void *data)
  */
 static __always_inline struct folio *recorded_folio(const struct inode_facts *fi,
 						    __u64 ptr, __u64 index,
-						    struct folio_head *h)
+						    struct folio_head *h, bool direct)
 {
 	struct folio *folio = (struct folio *)ptr;
 
@@ -232,7 +238,8 @@ static __always_inline struct folio *recorded_folio(const struct inode_facts *fi
 			count(CNT_FOLIO_PTR_MISSING);
 		return NULL;
 	}
-	if (folio_head_read(folio, h) || h->mapping != fi->mapping || h->index != index) {
+	if (folio_head_read(folio, h, direct) || h->mapping != fi->mapping ||
+	    h->index != index) {
 		count(CNT_FOLIO_PTR_STALE);
 		return NULL;
 	}
@@ -260,11 +267,9 @@ static __always_inline int kernel_dirty_view(struct folio *folio, const struct f
 	return 0;
 }
 
-/*
- * A global function: the context comes from either of two maps (ctx_slots,
- * wb_ctxs), and inlined, everything here was verified once for each.
- */
-__noinline int wb_fill(struct wb_ctx *c, struct folio_bits *bits)
+/* wb_fill() and wb_fill_ld(): 'direct' reads with guarded loads (kword()). */
+static __always_inline int wb_fill_body(struct wb_ctx *c, struct folio_bits *bits,
+					bool direct)
 {
 	const struct wb_folio *f;
 	struct folio *folio;
@@ -307,6 +312,7 @@ __noinline int wb_fill(struct wb_ctx *c, struct folio_bits *bits)
 	nwords = (nr_blocks + 63) / 64;
 	bw.c = c;
 	bw.bits = bits;
+	bw.direct = direct;
 	bw.nr_blocks = nr_blocks;
 	if (nwords == 1)
 		zero_word(0, &bw);
@@ -322,11 +328,13 @@ __noinline int wb_fill(struct wb_ctx *c, struct folio_bits *bits)
 	/* always-on: no records; the folio from the page cache (tracepoint mode) */
 	have0 = always_on() ? 0 : page_take(&c->key, &rec0);
 	if (!folio && always_on() && bitmap_kind != BITMAP_NONE)
-		folio = recorded_folio(fi, (__u64)page_cache_folio(fi->mapping, c->key.index),
-				       c->key.index, &head);
+		folio = recorded_folio(fi, (__u64)page_cache_folio(fi->mapping, c->key.index,
+								   direct),
+				       c->key.index, &head, direct);
 	else if (!folio)
-		folio = recorded_folio(fi, have0 ? rec0.folio_ptr : 0, c->key.index, &head);
-	else if (folio_head_read(folio, &head))
+		folio = recorded_folio(fi, have0 ? rec0.folio_ptr : 0, c->key.index, &head,
+				       direct);
+	else if (folio_head_read(folio, &head, direct))
 		folio = NULL;
 	/* The kernel's own view of which blocks are dirty, where it has one
 	 * (without per-block state yet: every block before EOF) */
@@ -387,3 +395,19 @@ __noinline int wb_fill(struct wb_ctx *c, struct folio_bits *bits)
 	return 0;
 }
 
+/*
+ * Global functions: the context comes from either of two maps (ctx_slots,
+ * wb_ctxs), and inlined, everything here was verified once for each.
+ * wb_fill_ld() reads the kernel with guarded loads (bpf_rdonly_cast, 6.2+):
+ * only the *_ld programs call it, which the plan loads where the kernel
+ * has that kfunc.
+ */
+__noinline int wb_fill(struct wb_ctx *c, struct folio_bits *bits)
+{
+	return wb_fill_body(c, bits, false);
+}
+
+__noinline int wb_fill_ld(struct wb_ctx *c, struct folio_bits *bits)
+{
+	return wb_fill_body(c, bits, true);
+}

@@ -52,6 +52,8 @@ SHARED_MAP(scratch_map_t, scratch);
  * bits->folio: takes its page records, reads the kernel's dirty bits.
  */
 int wb_fill(struct wb_ctx *c, struct folio_bits *bits);
+/* The same with guarded loads (bpf_rdonly_cast, 6.2+): see writeback.bpf.c. */
+int wb_fill_ld(struct wb_ctx *c, struct folio_bits *bits);
 
 /*
  * Start of one folio's writeback. 'folio' is NULL in tracepoint mode: it
@@ -63,7 +65,7 @@ int wb_fill(struct wb_ctx *c, struct folio_bits *bits);
  */
 static __always_inline void wb_begin(const struct inode_facts *fi, __u64 inode,
 				     const void *inode_slot, struct folio *folio,
-				     __u64 fpos, __u64 fbytes)
+				     __u64 fpos, __u64 fbytes, bool direct)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid(), zero_key = 0;
 	struct folio_bits *bits;
@@ -88,7 +90,10 @@ static __always_inline void wb_begin(const struct inode_facts *fi, __u64 inode,
 			bpf_probe_read_kernel(&inode, sizeof(inode), inode_slot);
 		note_path(inode, fi->dev, fi->ino);
 	}
-	wb_fill(c, bits);
+	if (direct)
+		wb_fill_ld(c, bits);
+	else
+		wb_fill(c, bits);
 	ctx_put(c, tid);
 }
 
@@ -103,7 +108,7 @@ static __always_inline void wb_begin_folio(struct folio *folio)
 	inode_facts_core(inode, &fi, true);
 	wb_begin(&fi, (__u64)inode, NULL, folio,
 		 (__u64)BPF_CORE_READ(folio, index) << page_shift,
-		 folio_bytes(folio));
+		 folio_bytes(folio), false);
 }
 
 /* End of the thread's folio writeback (fexit, kretprobe). */

@@ -128,6 +128,7 @@ static void gather_btf(struct kfacts *f, const struct btf *btf)
 					    BTF_KIND_STRUCT) > 0;
 	f->iop_has_state = btf_struct_has_field(btf, "iomap_page", "state");
 	f->iop_has_uptodate = btf_struct_has_field(btf, "iomap_page", "uptodate");
+	f->has_rdonly_cast = btf__find_by_name_kind(btf, "bpf_rdonly_cast", BTF_KIND_FUNC) > 0;
 
 	for (int i = 0; i < f->nr_funcs; i++) {
 		id = btf__find_by_name_kind(btf, f->funcs[i].name, BTF_KIND_FUNC);
@@ -383,6 +384,7 @@ void facts_write(struct kfacts *f, FILE *out)
 	fprintf(out, "field iomap_page.state %d\n", f->iop_has_state);
 	fprintf(out, "field iomap_page.uptodate %d\n", f->iop_has_uptodate);
 	fprintf(out, "kprobe_pmu %d\n", f->kprobe_pmu);
+	fprintf(out, "kfunc bpf_rdonly_cast %d\n", f->has_rdonly_cast);
 	for (int i = 0; i < f->nr_funcs; i++) {
 		const struct func_fact *fn = &f->funcs[i];
 
@@ -548,6 +550,13 @@ static int parse_line(struct kfacts *f, char *line)
 			f->iop_has_uptodate = v;
 		else
 			return -EINVAL;
+		return 0;
+	}
+	if (!strcmp(key, "kfunc")) {	/* absent from older files: not there */
+		if (sscanf(line + off, "%63s %63s", a, b) != 2 || parse_bool(b, &v) ||
+		    strcmp(a, "bpf_rdonly_cast"))
+			return -EINVAL;
+		f->has_rdonly_cast = v;
 		return 0;
 	}
 	if (!strcmp(key, "func")) {

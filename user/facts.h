@@ -83,6 +83,7 @@ struct kfacts {
 	bool has_ifs;		/* struct iomap_folio_state */
 	bool iop_has_state;	/* struct iomap_page { ... state[] } (RFCv4) */
 	bool iop_has_uptodate;	/* struct iomap_page { ... uptodate[] } */
+	bool has_rdonly_cast;	/* kfunc bpf_rdonly_cast (6.2+): guarded loads */
 	bool kprobe_pmu;	/* kprobes usable through perf */
 	int nr_funcs, nr_tps;
 	struct func_fact funcs[FACT_MAX_FUNCS];

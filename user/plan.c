@@ -322,10 +322,15 @@ static void plan_writeback(struct kfacts *f, struct plan *p)
 			reject_proto(b, MECH_TRACEPOINT, tps[i]);
 			continue;
 		}
-		if (!choose_tp(f, p, HOOK_WB_BEGIN, tps[i], PROG_ANY_VARIANT))
+		/* the kernel read with guarded loads where it has bpf_rdonly_cast */
+		if (!choose_tp(f, p, HOOK_WB_BEGIN, tps[i], f->has_rdonly_cast ?
+			       WB_GUARDED_LOADS : PROG_ANY_VARIANT))
 			continue;
+		p->wb_guarded_loads = b->prog->variant == WB_GUARDED_LOADS;
 		snprintf(b->note, sizeof(b->note),
-			 "folio pointer learnt when the folio was dirtied");
+			 "folio pointer learnt when the folio was dirtied%s",
+			 p->wb_guarded_loads ?
+			 "; folio read with guarded loads (bpf_rdonly_cast)" : "");
 		choose_derived(e, HOOK_WB_END, "(none)");
 		snprintf(e->note, sizeof(e->note),
 			 "no end event: a folio is finished by its thread's next "
@@ -530,4 +535,8 @@ void plan_set_accounting(struct plan *p, enum accounting_level l)
 	detach_for_level(&p->hooks[HOOK_FOLIO_PTR], "writeback finds the folio in the "
 			 "page cache");
 	detach_for_level(&p->hooks[HOOK_INVALIDATE], "no page records to forget");
+	if (p->hooks[HOOK_WB_BEGIN].chosen && p->hooks[HOOK_WB_BEGIN].mech == MECH_TRACEPOINT)
+		snprintf(p->hooks[HOOK_WB_BEGIN].note, sizeof(p->hooks[HOOK_WB_BEGIN].note),
+			 "folio found in the page cache (always-on accounting)%s",
+			 p->wb_guarded_loads ? "; read with guarded loads (bpf_rdonly_cast)" : "");
 }

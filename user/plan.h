@@ -41,6 +41,7 @@ struct plan {
 	bool write_end_ret_bool;
 	__u32 submit_proto;
 	__u32 wb_folio_arg;
+	bool wb_guarded_loads;		/* tracepoint writeback: btf_wb_folio_ld */
 	/* what the BPF side records: plan_set_accounting() */
 	enum accounting_level accounting;
 	bool ok;			/* every required hook has a target */

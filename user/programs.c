@@ -66,6 +66,7 @@ const struct prog_def prog_table[] = {
 	{ HOOK_WB_BEGIN, PROG_KPROBE, 2, "kprobe_wb_begin" },
 	{ HOOK_WB_BEGIN, PROG_KPROBE, 3, "kprobe_wb_begin" },
 	/* iomap_writepage (6.1-6.16), iomap_writeback_folio (6.17+) */
+	{ HOOK_WB_BEGIN, PROG_TP_BTF, WB_GUARDED_LOADS, "btf_wb_folio_ld" },	/* 6.2+ */
 	{ HOOK_WB_BEGIN, PROG_TP_BTF, ANY, "btf_wb_folio" },
 	{ HOOK_WB_BEGIN, PROG_RAW_TP, ANY, "tp_wb_folio" },
 

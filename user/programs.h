@@ -41,6 +41,8 @@ enum prog_kind {
 
 /* Any variant: the program reads what differs between kernels itself. */
 #define PROG_ANY_VARIANT	(-1)
+/* HOOK_WB_BEGIN's tp_btf program reading the kernel with guarded loads */
+#define WB_GUARDED_LOADS	1
 
 struct prog_def {
 	enum hook hook;
