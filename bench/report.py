@@ -26,10 +26,12 @@ HOOKS = [  # (hook, tracepoint, iomapdirty program name after tp_ / btf_)
 
 
 def tool_prog(progs, base):
-    """iomapdirty's program for a hook and its type: btf_BASE is tp_btf,
-    tp_BASE raw_tp (the kernel keeps 15 characters of a name)."""
-    for prefix, kind in (("btf_", "tp_btf"), ("tp_", "raw_tp")):
-        name = (prefix + base)[:15]
+    """iomapdirty's program for a hook and its type: btf_BASE is tp_btf
+    (btf_BASE_ld: with guarded loads), tp_BASE raw_tp (the kernel keeps 15
+    characters of a name)."""
+    for prefix, suffix, kind in (("btf_", "_ld", "tp_btf"), ("btf_", "", "tp_btf"),
+                                 ("tp_", "", "raw_tp")):
+        name = (prefix + base + suffix)[:15]
         p = next((p for p in progs if p["name"] == name), None)
         if p:
             return p, kind
