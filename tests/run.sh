@@ -71,6 +71,11 @@ for m in $HOST_ABSENT_MODES; do
 	fi
 done
 suite e2e env MODES="${modes[*]}" IOMAPDIRTY=./iomapdirty tests/e2e/run_e2e.sh
+# the always-on accounting level (no page records): a few scenarios, each
+# kind of fold and dirtying once (the figures it measures exact, the rest null)
+suite e2e-always-on env MODES=tracepoint ACCOUNTING=always-on IOMAPDIRTY=./iomapdirty \
+	tests/e2e/run_e2e.sh scatter51_1k twofiles_1k threads_1k truncate_1k mmap_1k \
+	large_setup_4k preattach_1k
 suite truth tests/e2e/validate_truth.sh
 suite cli tests/cli/run_cli.sh
 # The same code with ASan/UBSan (make asan), and the parsers of outside
