@@ -185,7 +185,6 @@ void report_header_text(FILE *out, const struct report_ctx *rc)
 	const struct plan *p = rc->plan;
 
 	fprintf(out, "iomapdirty: kernel family %c: %s\n", p->family, p->family_desc);
-	fprintf(out, "accounting: %s\n", accounting_level_names[p->accounting]);
 	fprintf(out, "attach plan:");
 	for (int i = 0; i < NR_HOOKS; i++) {
 		const struct hook_plan *h = &p->hooks[i];
@@ -194,7 +193,8 @@ void report_header_text(FILE *out, const struct report_ctx *rc)
 			fprintf(out, " %s=%s:%s", hook_names[i],
 				plan_mech_detail(h), h->target);
 	}
-	fprintf(out, "\n");
+	/* on the plan's line: the header keeps its lines (scripts read them) */
+	fprintf(out, "; accounting %s\n", accounting_level_names[p->accounting]);
 	if (rc->target_dev) {
 		struct fsinfo fi = {};
 		char mnt[4 * sizeof(fi.mount)];
