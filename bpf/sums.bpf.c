@@ -104,23 +104,15 @@ static __always_inline void fold_hist(struct fs_stats *fs, const struct wb_ctx *
 /* A global function: called from finish_folio() and the flush. */
 __noinline int acc_fold(struct wb_ctx *c)
 {
-	static const struct wa_stats zero;
-	static const struct fs_stats fs_zero;
-	struct file_key fkey = {};
 	struct fs_stats *fs;
 	struct wa_stats *s;
-	__u32 dev;
 
 	if (!c || !c->acc_folios)
 		return 0;
-	fkey.ino = c->acc_key.ino;
-	fkey.dev = c->acc_key.dev;
-	dev = c->acc_key.dev;
-	s = map_lookup_or_try_init(&files, &fkey, &zero, CNT_FILE_MAP_FULL);
+	totals_of(c->acc_key.dev, c->acc_key.ino, &s, &fs);
 	if (s)
 		stats_merge(s, &c->acc);
 	/* sums and histograms of the same folios, inside one fold (fs_stats) */
-	fs = map_lookup_or_try_init(&filesystems, &dev, &fs_zero, CNT_FS_MAP_FULL);
 	if (fs) {
 		fold_seq_bump(&fs->folds_begun);
 		stats_merge(&fs->s, &c->acc);

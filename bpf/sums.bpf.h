@@ -50,6 +50,23 @@ typedef struct {
 SHARED_MAP(violations_map_t, violations);
 
 /*
+ * The shared totals of file (dev, ino) and of its filesystem, each
+ * inserted zeroed if new; NULL where its map is full (counted).
+ */
+static __always_inline void totals_of(__u32 dev, __u64 ino, struct wa_stats **file,
+				      struct fs_stats **fs)
+{
+	static const struct wa_stats zero;
+	static const struct fs_stats fs_zero;
+	struct file_key fkey = {};
+
+	fkey.ino = ino;
+	fkey.dev = dev;
+	*file = map_lookup_or_try_init(&files, &fkey, &zero, CNT_FILE_MAP_FULL);
+	*fs = map_lookup_or_try_init(&filesystems, &dev, &fs_zero, CNT_FS_MAP_FULL);
+}
+
+/*
  * Adds 1 to a fold's sequence counter with a fetching atomic (the result is
  * kept alive): a full barrier on every JIT, where a plain atomic add may be
  * relaxed (arm64 STADD), so the fold's adds stay between its two counts.

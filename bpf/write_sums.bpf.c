@@ -14,23 +14,15 @@ static __always_inline void add_writes(struct wa_stats *s, const struct write_su
 /* A global function: the verifier checks it once, not at every caller. */
 __noinline int write_sum_fold(struct write_sum *ws)
 {
-	static const struct wa_stats zero;
-	static const struct fs_stats fs_zero;
-	struct file_key fkey = {};
 	struct fs_stats *fs;
 	struct wa_stats *s;
-	__u32 dev;
 
 	if (!ws || !ws->write_calls)
 		return 0;
-	fkey.ino = ws->ino;
-	fkey.dev = ws->dev;
-	dev = ws->dev;
-	s = map_lookup_or_try_init(&files, &fkey, &zero, CNT_FILE_MAP_FULL);
+	totals_of(ws->dev, ws->ino, &s, &fs);
 	if (s)
 		add_writes(s, ws);
 	/* inside a fold's counts, as acc_fold() does (fs_stats) */
-	fs = map_lookup_or_try_init(&filesystems, &dev, &fs_zero, CNT_FS_MAP_FULL);
 	if (fs) {
 		fold_seq_bump(&fs->folds_begun);
 		add_writes(&fs->s, ws);
