@@ -117,7 +117,6 @@ struct bits_walk {
 	unsigned long *state;
 	__u64 nr_blocks;
 	__u64 eof_blocks;
-	bool direct;		/* guarded loads, not probe reads (kword()) */
 };
 
 static __always_inline long zero_word(__u64 w, void *data)
@@ -132,8 +131,15 @@ static __always_inline long zero_word(__u64 w, void *data)
 }
 LOOP_CB(zero_word)
 
-/* Reads the per-block dirty bits of a folio whose private data is priv. */
-static __always_inline int read_kernel_dirty(void *priv, struct bits_walk *b)
+/*
+ * Reads the per-block dirty bits of a folio whose private data is priv;
+ * 'direct': guarded loads (kword()). A parameter, not a member of the walk,
+ * so that it stays a constant: the walk escapes into bpf_loop, and a
+ * 'direct' read from it left the bpf_rdonly_cast call in wb_fill() too,
+ * where a JIT without kfunc calls (ppc64 6.1) refuses every program that
+ * calls wb_fill, before verifying a single instruction.
+ */
+static __always_inline int read_kernel_dirty(void *priv, struct bits_walk *b, bool direct)
 {
 	__u64 nr = b->nr_blocks, word = 0, kern;
 
@@ -152,14 +158,14 @@ static __always_inline int read_kernel_dirty(void *priv, struct bits_walk *b)
 		return bpf_probe_read_kernel(b->bits->kern, bytes, b->state + nr / 64) ? -1 : 0;
 	}
 	/* uptodate bits [0, nr) and dirty bits [nr, 2nr) share words */
-	if (b->direct) {
+	if (direct) {
 		word = kword((__u64)b->state, true);
 	} else if (bpf_probe_read_kernel(&word, sizeof(word), b->state)) {
 		return -1;
 	}
 	kern = word >> nr;
 	if (2 * nr > 64) {
-		if (b->direct)
+		if (direct)
 			word = kword((__u64)(b->state + 1), true);
 		else if (bpf_probe_read_kernel(&word, sizeof(word), b->state + 1))
 			return -1;
@@ -253,7 +259,7 @@ static __always_inline struct folio *recorded_folio(const struct inode_facts *fi
  * is unknown.
  */
 static __always_inline int kernel_dirty_view(struct folio *folio, const struct folio_head *h,
-					     struct bits_walk *bw, __u64 nwords)
+					     struct bits_walk *bw, __u64 nwords, bool direct)
 {
 	if (bw->nr_blocks == 1) {
 		bw->bits->kern[0] = 1;
@@ -262,7 +268,7 @@ static __always_inline int kernel_dirty_view(struct folio *folio, const struct f
 	if (!folio || bitmap_kind == BITMAP_NONE)
 		return -1;
 	if (h->priv)
-		return read_kernel_dirty((void *)h->priv, bw) == 0 ? 1 : -1;
+		return read_kernel_dirty((void *)h->priv, bw, direct) == 0 ? 1 : -1;
 	bpf_loop(nwords, all_dirty_word_cb, bw, 0);
 	return 0;
 }
@@ -312,7 +318,6 @@ static __always_inline int wb_fill_body(struct wb_ctx *c, struct folio_bits *bit
 	nwords = (nr_blocks + 63) / 64;
 	bw.c = c;
 	bw.bits = bits;
-	bw.direct = direct;
 	bw.nr_blocks = nr_blocks;
 	if (nwords == 1)
 		zero_word(0, &bw);
@@ -339,7 +344,7 @@ static __always_inline int wb_fill_body(struct wb_ctx *c, struct folio_bits *bit
 	/* The kernel's own view of which blocks are dirty, where it has one
 	 * (without per-block state yet: every block before EOF) */
 	bw.eof_blocks = blocks_before_eof(fi, c, nr_blocks);
-	view = kernel_dirty_view(folio, &head, &bw, nwords);
+	view = kernel_dirty_view(folio, &head, &bw, nwords, direct);
 	c->bitmap_read = view >= 0;
 
 	npages = f->bytes >> page_shift;
