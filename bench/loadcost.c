@@ -28,7 +28,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#define LOG_SIZE	(1 << 20)
+#define LOG_SIZE	(1U << 29)	/* level 2 logs of 100k instructions */
 
 static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -182,9 +182,16 @@ static int load_one(const char *path, const char *want, int argc, char **argv,
 	}
 	log[0] = 0;
 	bpf_program__set_log_buf(target, log, LOG_SIZE);
-	/* statistics only; LOADCOST_LOG=1: the verifier's log of a refusal */
-	bpf_program__set_log_level(target, getenv("LOADCOST_LOG") ? 1 | 4 : 4);
+	/*
+	 * statistics only; LOADCOST_LOG=1: the verifier's log of a refusal;
+	 * LOADCOST_LOG=2: every instruction it processed, on stderr (where
+	 * the states multiply: count the lines per instruction index)
+	 */
+	bpf_program__set_log_level(target, !getenv("LOADCOST_LOG") ? 4 :
+				   atoi(getenv("LOADCOST_LOG")) == 2 ? 2 | 4 : 1 | 4);
 	err = bpf_object__load(obj);
+	if (getenv("LOADCOST_LOG") && atoi(getenv("LOADCOST_LOG")) == 2)
+		fputs(log, stderr);
 	printf("%-28s %6zu", want, own);
 	if (err) {
 		printf("  not loaded here: %s\n", strerror(-err));
@@ -232,6 +239,7 @@ int main(int argc, char **argv)
 	printf("%-28s %6s %8s %7s %7s %8s\n", "program", "insns", "verified",
 	       "xlated", "jited_B", "verif_us");
 	for (int i = 0; i < n; i++)
-		load_one(argv[1], names[i], argc - 2, argv + 2, log);
+		if (!getenv("LOADCOST_ONLY") || !strcmp(getenv("LOADCOST_ONLY"), names[i]))
+			load_one(argv[1], names[i], argc - 2, argv + 2, log);
 	return 0;
 }

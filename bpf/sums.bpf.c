@@ -125,8 +125,14 @@ __noinline int acc_fold(struct wb_ctx *c)
 
 /* Counts a folio in the thread's histogram (acc_hist: folded with acc). */
 static __always_inline void acc_hist_add(struct wb_ctx *c, enum hist_id h,
-					 unsigned int bucket)
+					 __u64 bucket)
 {
+	/*
+	 * The buckets are below HIST_BUCKETS already; the barrier keeps the
+	 * check, which clang would drop, and the register it checks is the
+	 * one used as the index (the verifier bounds only that one).
+	 */
+	barrier_var(bucket);
 	if (bucket < HIST_BUCKETS)
 		c->acc_hist[h][bucket]++;
 }

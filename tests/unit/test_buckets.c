@@ -34,6 +34,29 @@ int main(void)
 	};
 	int bad = 0;
 
+	/*
+	 * bit_width_u64 (branch-free for the verifier) against the compiler's
+	 * count of leading zeros: every power of two, its neighbours, and a
+	 * spread of values between them.
+	 */
+	CHECK_U64(bit_width_u64(0), 0, "bit_width_u64(0)");
+	for (unsigned int b = 0; b < 64; b++) {
+		unsigned long long p = 1ull << b;
+		unsigned long long vs[] = { p, p - 1, p + 1, p | (p >> 1), p | (p - 1) };
+
+		for (unsigned int j = 0; j < sizeof(vs) / sizeof(vs[0]); j++)
+			if (vs[j] && bit_width_u64(vs[j]) != 64 - (unsigned)__builtin_clzll(vs[j]))
+				bad++;
+	}
+	for (unsigned long long v = 1, x = 88172645463325252ull; v < 100000; v++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;	/* xorshift64 */
+		if (bit_width_u64(x >> (v % 64)) != ((x >> (v % 64)) ?
+		    64 - (unsigned)__builtin_clzll(x >> (v % 64)) : 0))
+			bad++;
+	}
+	CHECK_U64(bad, 0, "bit_width_u64 agrees with 64 - clz");
+	bad = 0;
+
 	for (unsigned i = 0; i < sizeof(log2_cases) / sizeof(log2_cases[0]); i++)
 		CHECK_U64(log2_bucket(log2_cases[i].v), log2_cases[i].k,
 			  "log2_bucket(%llu)", log2_cases[i].v);
