@@ -14,15 +14,57 @@
  *                hash had at the default --max-pages before they moved to
  *                the set-associative page_sets, bpf/page_table.bpf.h)
  *   lookup_small the same lookup in a 1024-entry hash
+ *   table_miss   one word read at a hashed index of a 131072 x 128-byte
+ *                array (16 MiB, the page table's size at the default
+ *                --max-pages): the memory access alone, what any record
+ *                per dirty page costs to find, with no hashing helper
+ *   table_hit    the same in a 4096 x 128-byte array (512 KiB): what the
+ *                access costs when the table fits the caches
+ *
+ * and on the writeback hooks (6.17+: iomap_writeback_folio, one event per
+ * folio, and iomap_add_to_ioend, one per range sent), the parts of what
+ * iomapdirty's writeback and submit programs must do, with the tool's own
+ * code (the headers in bpf/; its maps and settings defined here, apart from the
+ * tool's):
+ *
+ *   wb_empty     tp_btf program that returns: the floor of this hook
+ *   wb_inode     the inode's facts (dev, ino, size, mapping, nlink,
+ *                block size) as direct loads: inode_facts_btf()
+ *   wb_dirty_bits  what any tool must do here to know which blocks the
+ *                kernel holds dirty, as the always-on level does: the
+ *                folio from the page cache (the tracepoint has none:
+ *                page_cache_folio(), guarded loads), its head (mapping,
+ *                index, private) and the first word of its per-block
+ *                state (iomap_folio_state)
+ *   wb_ctx       the thread's folio context found and released
+ *                (ctx_find()/ctx_create(), ctx_put(): an array lookup and
+ *                two compare-and-swaps, issue 11's protocol with the flush)
+ *   wb_counts    three global counters counted (count(): a per-CPU
+ *                counter, locked add), as the writeback program does
+ *   wb_call      one call of a global BPF function that returns (a
+ *                BPF-to-BPF call and its return: with this host's return
+ *                thunks a return is not free)
+ *   wb_clock     one helper call: bpf_ktime_get_ns(), the clock the tool
+ *                reads once per folio
+ *   ioend_empty  tp_btf program that returns, on iomap_add_to_ioend
+ *   ioend_ctx    the context found and released again, as the submit
+ *                program does for every range
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+/* the tool's maps and settings, defined in this object (not shared) */
+#define SHARED_MAPS_HERE
+#define SETTINGS_HERE
+#include "folio_ctx.bpf.h"
+#include "kernel_facts.bpf.h"
+#include "page_cache.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
 __u64 sink;
+__u64 sink2;
 
 SEC("tp_btf/xfs_file_buffered_write")
 int BPF_PROG(empty) { return 0; }
@@ -87,6 +129,48 @@ int BPF_PROG(lookup_big, struct kiocb *iocb, struct iov_iter *from)
 	return 0;
 }
 
+struct micro_slot {
+	__u64 word[16];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 131072);
+	__type(key, __u32);
+	__type(value, struct micro_slot);
+} table SEC(".maps");
+
+SEC("tp_btf/xfs_file_buffered_write")
+int BPF_PROG(table_miss, struct kiocb *iocb, struct iov_iter *from)
+{
+	__u64 h = (iocb->ki_filp->f_inode->i_ino ^ (iocb->ki_pos >> 12)) *
+		  0x9e3779b97f4a7c15ULL;
+	__u32 i = (h >> 40) & (131072 - 1);
+	struct micro_slot *v = bpf_map_lookup_elem(&table, &i);
+
+	sink += v ? v->word[0] : 1;
+	return 0;
+}
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct micro_slot);
+} table_small SEC(".maps");
+
+SEC("tp_btf/xfs_file_buffered_write")
+int BPF_PROG(table_hit, struct kiocb *iocb, struct iov_iter *from)
+{
+	__u64 h = (iocb->ki_filp->f_inode->i_ino ^ (iocb->ki_pos >> 12)) *
+		  0x9e3779b97f4a7c15ULL;
+	__u32 i = (h >> 40) & (4096 - 1);
+	struct micro_slot *v = bpf_map_lookup_elem(&table_small, &i);
+
+	sink += v ? v->word[0] : 1;
+	return 0;
+}
+
 SEC("tp_btf/xfs_file_buffered_write")
 int BPF_PROG(lookup_small, struct kiocb *iocb, struct iov_iter *from)
 {
@@ -95,5 +179,114 @@ int BPF_PROG(lookup_small, struct kiocb *iocb, struct iov_iter *from)
 	__u64 *p = bpf_map_lookup_elem(&small, &k);
 
 	sink += p ? *p : 1;
+	return 0;
+}
+
+/* ----------------------------------------------- the writeback hooks */
+
+/* a zeroed context to create one from (1 KiB: not on the stack) */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct wb_ctx);
+} micro_zero_ctx SEC(".maps");
+
+SEC("tp_btf/iomap_writeback_folio")
+int BPF_PROG(wb_empty) { return 0; }
+
+SEC("tp_btf/iomap_writeback_folio")
+int BPF_PROG(wb_inode, struct inode *inode, loff_t pos, u64 len)
+{
+	struct inode_facts fi = {};
+
+	inode_facts_btf(inode, &fi, true);
+	sink = fi.dev + fi.ino + fi.size + fi.nlink + fi.blkbits;
+	sink2 = fi.mapping;	/* a pointer: not added to numbers */
+	return 0;
+}
+
+SEC("tp_btf/iomap_writeback_folio")
+int BPF_PROG(wb_dirty_bits, struct inode *inode, loff_t pos, u64 len)
+{
+	struct inode_facts fi = {};
+	struct folio_head h = {};
+	struct folio *folio;
+	unsigned long *state;
+
+	inode_facts_btf(inode, &fi, true);
+	folio = page_cache_folio(fi.mapping, pos >> 12, true);
+	if (!folio) {
+		sink++;
+		return 0;
+	}
+	folio_head_read(folio, &h, true);
+	if (h.mapping != fi.mapping || !h.priv)
+		return 0;
+	state = folio_state_bits((void *)h.priv, BITMAP_IFS);
+	sink += kword((__u64)state, true) + h.index;
+	return 0;
+}
+
+SEC("tp_btf/iomap_writeback_folio")
+int BPF_PROG(wb_ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct wb_ctx *c = ctx_find(tid);
+	__u32 zero_key = 0;
+
+	if (!c) {
+		const struct wb_ctx *zero = bpf_map_lookup_elem(&micro_zero_ctx, &zero_key);
+
+		if (!zero)
+			return 0;
+		c = ctx_create(tid, zero);
+	}
+	if (c)
+		c->start_ns++;
+	ctx_put(c, tid);
+	return 0;
+}
+
+SEC("tp_btf/iomap_writeback_folio")
+int BPF_PROG(wb_counts)
+{
+	count(CNT_WB_START_EVENTS);
+	count(CNT_WB_END_EVENTS);
+	count(CNT_SUBMIT_EVENTS);
+	return 0;
+}
+
+__noinline int micro_callee(__u64 v)
+{
+	return v == 1;
+}
+
+SEC("tp_btf/iomap_writeback_folio")
+int BPF_PROG(wb_call, struct inode *inode, loff_t pos)
+{
+	sink += micro_callee(pos);
+	return 0;
+}
+
+SEC("tp_btf/iomap_writeback_folio")
+int BPF_PROG(wb_clock)
+{
+	sink += bpf_ktime_get_ns();
+	return 0;
+}
+
+SEC("tp_btf/iomap_add_to_ioend")
+int BPF_PROG(ioend_empty) { return 0; }
+
+SEC("tp_btf/iomap_add_to_ioend")
+int BPF_PROG(ioend_ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct wb_ctx *c = ctx_find(tid);
+
+	if (c)
+		c->submitted_blocks++;
+	ctx_put(c, tid);
 	return 0;
 }
