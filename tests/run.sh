@@ -19,7 +19,7 @@ source tests/lib/host_profile.sh || { echo "FAIL host profile"; exit 1; }
 # profile's two required modes). Raise them when adding checks; lowering
 # one needs a reason in the commit message.
 declare -A MIN_CHECKS=(
-	[unit]=1470 [e2e]=2866 [e2e-always-on]=649 [truth]=225 [cli]=582
+	[unit]=1470 [bpf-object]=20 [e2e]=2866 [e2e-always-on]=649 [truth]=225 [cli]=582
 )
 
 suite() {	# name command...
@@ -57,6 +57,9 @@ mounts_before=$(xfsloop_mounts)
 links_before=$(tests/lib/links.sh count)
 
 suite unit tests/unit/run.sh .output/tests/test_*
+# the linked BPF object: kfunc calls only where the plan can skip them, and
+# no program whose verification multiplies paths (tests/build)
+suite bpf-object tests/build/bpf_object.sh
 
 # End-to-end in every mode the host profile requires (tests/lib/
 # host_profile.sh); a mode it calls absent is skipped only when the kernel
