@@ -140,18 +140,6 @@ struct {
 	__type(value, struct micro_slot);
 } table SEC(".maps");
 
-SEC("tp_btf/xfs_file_buffered_write")
-int BPF_PROG(table_miss, struct kiocb *iocb, struct iov_iter *from)
-{
-	__u64 h = (iocb->ki_filp->f_inode->i_ino ^ (iocb->ki_pos >> 12)) *
-		  0x9e3779b97f4a7c15ULL;
-	__u32 i = (h >> 40) & (131072 - 1);
-	struct micro_slot *v = bpf_map_lookup_elem(&table, &i);
-
-	sink += v ? v->word[0] : 1;
-	return 0;
-}
-
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 4096);
@@ -159,15 +147,28 @@ struct {
 	__type(value, struct micro_slot);
 } table_small SEC(".maps");
 
-SEC("tp_btf/xfs_file_buffered_write")
-int BPF_PROG(table_hit, struct kiocb *iocb, struct iov_iter *from)
+/* The first word of the slot the write's page hashes to, in an array of n (a power of 2). */
+static __always_inline __u64 table_word(void *map, __u32 n, struct kiocb *iocb)
 {
 	__u64 h = (iocb->ki_filp->f_inode->i_ino ^ (iocb->ki_pos >> 12)) *
 		  0x9e3779b97f4a7c15ULL;
-	__u32 i = (h >> 40) & (4096 - 1);
-	struct micro_slot *v = bpf_map_lookup_elem(&table_small, &i);
+	__u32 i = (h >> 40) & (n - 1);
+	struct micro_slot *v = bpf_map_lookup_elem(map, &i);
 
-	sink += v ? v->word[0] : 1;
+	return v ? v->word[0] : 1;
+}
+
+SEC("tp_btf/xfs_file_buffered_write")
+int BPF_PROG(table_miss, struct kiocb *iocb, struct iov_iter *from)
+{
+	sink += table_word(&table, 131072, iocb);
+	return 0;
+}
+
+SEC("tp_btf/xfs_file_buffered_write")
+int BPF_PROG(table_hit, struct kiocb *iocb, struct iov_iter *from)
+{
+	sink += table_word(&table_small, 4096, iocb);
 	return 0;
 }
 
