@@ -46,6 +46,9 @@
  *                thunks a return is not free)
  *   wb_clock     one helper call: bpf_ktime_get_ns(), the clock the tool
  *                reads once per folio
+ *   wb_jiffies   bpf_jiffies64() instead (5.5+: a load of jiffies_64, a
+ *                tick's resolution; bpf_ktime_get_coarse_ns() is refused
+ *                in tracing programs)
  *   ioend_empty  tp_btf program that returns, on iomap_add_to_ioend
  *   ioend_ctx    the context found and released again, as the submit
  *                program does for every range
@@ -274,6 +277,13 @@ SEC("tp_btf/iomap_writeback_folio")
 int BPF_PROG(wb_clock)
 {
 	sink += bpf_ktime_get_ns();
+	return 0;
+}
+
+SEC("tp_btf/iomap_writeback_folio")
+int BPF_PROG(wb_jiffies)
+{
+	sink += bpf_jiffies64();
 	return 0;
 }
 
