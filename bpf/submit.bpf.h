@@ -25,41 +25,58 @@
 struct submit_walk {
 	struct wb_ctx *c;
 	__u64 first_block;	/* in the folio */
+	__u64 end_block;	/* past the range */
 	struct phys_key phys;	/* first physical block, when tracked */
 	__u32 fs_dev;
 };
 
 /*
- * Checks one submitted block against the folio's dirty blocks, and in
- * verify mode remembers its physical block for the bio that carries it.
+ * Checks the submitted blocks of bitmap word w (those of the range)
+ * against the folio's dirty blocks, a word at a time: a block not dirty
+ * is a violation, one dirty only in the kernel's bitmap (not seen
+ * written) unexplained; in a folio whose dirty state is not fully known
+ * every block is unchecked. The first violation is the lowest block.
  */
-static __always_inline long submit_block(__u64 i, void *data)
+static __always_inline long submit_word(__u64 w, void *data)
 {
-	struct submit_walk *w = data;
-	struct wb_ctx *c = w->c;
-	__u64 b = w->first_block + i, word = b / 64, bit = 1ULL << (b % 64);
+	struct submit_walk *sw = data;
+	struct wb_ctx *c = sw->c;
+	__u64 word = sw->first_block / 64 + w, lo = word * 64, sent, bad;
 
-	if (word >= IOMAPDIRTY_MAX_BITMAP_WORDS / 2)
+	if (word >= IOMAPDIRTY_MAX_BITMAP_WORDS / 2 || lo >= sw->end_block)
 		return 1;
+	sent = first_bits_word(sw->end_block, word);
+	if (sw->first_block > lo)
+		sent &= ~((1ULL << (sw->first_block - lo)) - 1);
 	if (!c->checkable) {
-		c->unchecked_blocks++;
-	} else if (!(c->dirty[word] & bit)) {
-		if (!c->violation_blocks)
-			c->first_violation = (b << c->block_bits) + 1;
-		c->violation_blocks++;
-	} else if (!(c->seen[word] & bit)) {
-		c->unexplained_blocks++;
+		c->unchecked_blocks += popcount64(sent);
+		return 0;
 	}
-	if (track_physical) {
-		struct phys_key key = w->phys;
-
-		key.block += i;
-		if (bpf_map_update_elem(&pending_phys, &key, &w->fs_dev, BPF_ANY))
-			count(CNT_PHYS_MAP_FULL);
+	bad = sent & ~c->dirty[word];
+	if (bad) {
+		if (!c->violation_blocks)	/* its offset: the lowest bit's */
+			c->first_violation = ((lo + popcount64((bad & -bad) - 1)) <<
+					      c->block_bits) + 1;
+		c->violation_blocks += popcount64(bad);
 	}
+	c->unexplained_blocks += popcount64(sent & c->dirty[word] & ~c->seen[word]);
 	return 0;
 }
-LOOP_CB(submit_block)
+LOOP_CB(submit_word)
+
+/* Verify mode: remembers a submitted block's physical block for its bio. */
+static long submit_phys_cb(__u64 i, void *data)
+{
+	struct submit_walk *w = data;
+	struct phys_key key = w->phys;
+
+	if (w->first_block + i >= IOMAPDIRTY_MAX_BITMAP_WORDS / 2 * 64)
+		return 1;
+	key.block += i;
+	if (bpf_map_update_elem(&pending_phys, &key, &w->fs_dev, BPF_ANY))
+		count(CNT_PHYS_MAP_FULL);
+	return 0;
+}
 
 /* A range of thread context c's folio goes to the device (or maps a hole). */
 static __always_inline void wb_submit_ctx(struct wb_ctx *c, __u32 dev, __u64 ino,
@@ -101,6 +118,12 @@ static __always_inline void wb_submit_ctx(struct wb_ctx *c, __u32 dev, __u64 ino
 
 	w.c = c;
 	w.first_block = (pos - c->folio_pos) >> c->block_bits;
+	w.end_block = w.first_block + nblocks;
+	/* one word but where the range crosses a word's end (or is large) */
+	if (w.first_block % 64 + nblocks <= 64)
+		submit_word(0, &w);
+	else
+		bpf_loop((w.first_block % 64 + nblocks + 63) / 64, submit_word_cb, &w, 0);
 	if (track_physical) {
 		__u64 addr = m->addr + (pos - m->offset);
 		__u32 bits = c->block_bits;
@@ -109,11 +132,8 @@ static __always_inline void wb_submit_ctx(struct wb_ctx *c, __u32 dev, __u64 ino
 		w.phys.block = addr >> c->block_bits;
 		w.fs_dev = dev;
 		bpf_map_update_elem(&dev_block_bits, &w.phys.dev, &bits, BPF_ANY);
+		bpf_loop(nblocks, submit_phys_cb, &w, 0);
 	}
-	if (nblocks == 1)
-		submit_block(0, &w);
-	else
-		bpf_loop(nblocks, submit_block_cb, &w, 0);
 }
 
 /* A range of the current folio goes to the device (or maps a hole). */
