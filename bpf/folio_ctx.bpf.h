@@ -136,25 +136,22 @@ static __always_inline void finish_thread_folio(__u32 tid)
 }
 
 /*
- * The thread's context, entered (ctx_put() it), its previous folio
- * finished (nothing nests in writeback), reset for a new folio; NULL if
- * this folio is not wanted.
+ * The thread's context for a new folio, entered (ctx_put() it); NULL if
+ * this folio is not wanted, its previous folio then finished here.
+ * Otherwise wb_fill() finishes the previous folio (nothing nests in
+ * writeback) and resets the context, in one call.
  */
 static __always_inline struct wb_ctx *ctx_begin(__u32 tid, bool wanted,
 						 const struct wb_ctx *zero, __u64 now)
 {
 	struct wb_ctx *c = ctx_find(tid);
 
-	ctx_finish(c, now);
 	if (!wanted) {
+		ctx_finish(c, now);
 		ctx_put(c, tid);
 		return NULL;
 	}
-	if (!c)
-		c = ctx_create(tid, zero);
-	if (c)
-		__builtin_memset(c, 0, __builtin_offsetof(struct wb_ctx, dirty));
-	return c;
+	return c ? c : ctx_create(tid, zero);
 }
 
 #endif /* IOMAPDIRTY_FOLIO_CTX_BPF_H */

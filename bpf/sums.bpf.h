@@ -87,4 +87,7 @@ int finish_folio(struct wb_ctx *c, __u64 now);
 /* Folds a thread's sum into the shared per-file and per-filesystem totals. */
 int acc_fold(struct wb_ctx *c);
 
+/* Keeps a folio that sent clean blocks (dirty: its dirty blocks) in violations. */
+int note_violation(struct wb_ctx *c, __u64 dirty);
+
 #endif /* IOMAPDIRTY_SUMS_BPF_H */

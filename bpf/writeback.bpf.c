@@ -11,6 +11,7 @@
 #include "writeback.bpf.h"
 #include "bits.bpf.h"
 #include "core_fixes.bpf.h"
+#include "finish.bpf.h"
 #include "page_cache.bpf.h"
 #include "page_table.bpf.h"
 
@@ -218,7 +219,7 @@ static __always_inline long count_word(__u64 w, void *data)
 LOOP_CB(count_word)
 
 /* No state to read: writeback treats every block up to EOF as dirty. */
-static long all_dirty_word_cb(__u64 w, void *data)
+static __always_inline long all_dirty_word(__u64 w, void *data)
 {
 	struct bits_walk *b = data;
 
@@ -227,6 +228,7 @@ static long all_dirty_word_cb(__u64 w, void *data)
 	b->bits->kern[w] = first_bits_word(b->eof_blocks, w);
 	return 0;
 }
+LOOP_CB(all_dirty_word)
 
 /*
  * The folio pointer a first page's record kept since the folio went clean
@@ -269,7 +271,10 @@ static __always_inline int kernel_dirty_view(struct folio *folio, const struct f
 		return -1;
 	if (h->priv)
 		return read_kernel_dirty((void *)h->priv, bw, direct) == 0 ? 1 : -1;
-	bpf_loop(nwords, all_dirty_word_cb, bw, 0);
+	if (nwords == 1)
+		all_dirty_word(0, bw);
+	else
+		bpf_loop(nwords, all_dirty_word_cb, bw, 0);
 	return 0;
 }
 
@@ -292,6 +297,10 @@ static __always_inline int wb_fill_body(struct wb_ctx *c, struct folio_bits *bit
 	f = &bits->folio;
 	fi = &f->fi;
 	folio = (struct folio *)f->folio;
+	/* the thread's previous folio, if no end event finished it */
+	if (c->active)
+		finish_folio_body(c, f->now);
+	__builtin_memset(c, 0, __builtin_offsetof(struct wb_ctx, dirty));
 	c->active = 1;
 	c->key.dev = fi->dev;
 	c->key.ino = fi->ino;

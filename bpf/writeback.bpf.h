@@ -2,10 +2,10 @@
 /*
  * The writeback moment: one folio is written back (iomap_writeback_folio,
  * iomap_writepage_map, iomap_do_writepage, or the iomap_writeback_folio /
- * iomap_writepage tracepoints). wb_begin() finishes the thread's previous
- * folio and resets its context (folio_ctx.bpf.h); wb_fill(), a global
- * function in writeback.bpf.c, collects the folio's page records and the
- * kernel's own dirty bitmap into it. Submits (submit.bpf.h) then add to
+ * iomap_writepage tracepoints). wb_begin() finds the thread's context
+ * (folio_ctx.bpf.h); wb_fill(), a global function in writeback.bpf.c,
+ * finishes the previous folio in it, resets it, and collects the folio's
+ * page records and the kernel's own dirty bitmap into it. Submits (submit.bpf.h) then add to
  * the context, and the folio is counted (sums.bpf.h) when it is done:
  * wb_end() (fexit/kretprobe), the thread's next folio, or the flush.
  */
@@ -48,8 +48,10 @@ typedef struct {
 SHARED_MAP(scratch_map_t, scratch);
 
 /*
- * Fills a thread's context, just reset by ctx_begin(), for the folio in
- * bits->folio: takes its page records, reads the kernel's dirty bits.
+ * Fills a thread's context (from ctx_begin()) for the folio in
+ * bits->folio: finishes the context's previous folio if one is in
+ * progress (finish.bpf.h), resets it, takes the folio's page records and
+ * reads the kernel's dirty bits.
  */
 int wb_fill(struct wb_ctx *c, struct folio_bits *bits);
 /* The same with guarded loads (bpf_rdonly_cast, 6.2+): see writeback.bpf.c. */
