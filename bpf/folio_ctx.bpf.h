@@ -81,11 +81,24 @@ static __always_inline struct wb_ctx *ctx_enter(struct wb_ctx *c, __u32 tid)
 	return NULL;
 }
 
-/* The end of the hook that entered c (a full barrier: its writes first). */
+/*
+ * The end of the hook that entered c: its writes to c must be visible
+ * before the flush can take c. Nobody else writes owner while CTX_IN is
+ * set, so the exchange needs no compare; where stores are seen in program
+ * order (x86: its JIT's mov, after a compiler barrier) a plain store does
+ * that without a locked instruction; elsewhere a compare-and-swap (a full
+ * barrier: arm64 and powerpc reorder plain stores).
+ */
 static __always_inline void ctx_put(struct wb_ctx *c, __u32 tid)
 {
-	if (c)
-		__sync_val_compare_and_swap(&c->owner, tid | CTX_IN, tid);
+	if (!c)
+		return;
+#ifdef __TARGET_ARCH_x86
+	asm volatile("" ::: "memory");
+	*(volatile __u32 *)&c->owner = tid;
+#else
+	__sync_val_compare_and_swap(&c->owner, tid | CTX_IN, tid);
+#endif
 }
 
 /*
