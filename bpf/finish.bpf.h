@@ -35,7 +35,7 @@
 
 /* What one finished folio adds to each field of the thread's sum. */
 static __always_inline void acc_add_folio(struct wa_stats *s, struct wb_ctx *c,
-					  __u64 dirty_blocks, __u64 now)
+					  __u64 dirty_blocks)
 {
 	ACC(s, app_bytes, c->app_bytes);
 	ACC(s, write_calls, c->write_calls);
@@ -64,7 +64,7 @@ static __always_inline void acc_add_folio(struct wa_stats *s, struct wb_ctx *c,
 	ACC(s, kernel_dirty_blocks, c->kernel_dirty_blocks);
 	ACC(s, bitmap_folios, c->bitmap_read);
 	ACC(s, nlink, c->nlink);
-	ACC(s, last_ns, now);
+	/* last_ns: set by acc_fold(), precisely (the hooks' clock has ticks) */
 }
 
 /* Counts a folio in the thread's histogram (acc_hist: folded with acc). */
@@ -109,7 +109,7 @@ static __always_inline int finish_folio_body(struct wb_ctx *c, __u64 now)
 	 * place instead.
 	 */
 	asm volatile("" ::: "memory");
-	acc_add_folio(&c->acc, c, dirty, now);
+	acc_add_folio(&c->acc, c, dirty);
 	c->acc_folios++;
 	acc_hist_add(c, HIST_DIRTY_BLOCKS, log2_bucket(dirty));
 	acc_hist_add(c, HIST_SUBMITTED_BLOCKS, log2_bucket(c->submitted_blocks));

@@ -14,6 +14,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "iomapdirty.h"
+#include "clock.bpf.h"
 #include "maps.bpf.h"
 #include "sums.bpf.h"
 
@@ -144,7 +145,7 @@ static __always_inline void finish_thread_folio(__u32 tid)
 {
 	struct wb_ctx *c = ctx_find(tid);
 
-	ctx_finish(c, bpf_ktime_get_ns());
+	ctx_finish(c, tick_ns());
 	ctx_put(c, tid);
 }
 

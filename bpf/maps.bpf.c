@@ -9,6 +9,7 @@
 #define SHARED_MAPS_HERE
 #include "maps.bpf.h"
 #include "bio.bpf.h"
+#include "clock.bpf.h"
 #include "folio_ctx.bpf.h"
 #include "page_table.bpf.h"
 #include "paths.bpf.h"

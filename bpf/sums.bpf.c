@@ -68,6 +68,8 @@ __noinline int acc_fold(struct wb_ctx *c)
 
 	if (!c || !c->acc_folios)
 		return 0;
+	/* when the totals changed: user space looks for files with news by it */
+	c->acc.last_ns = bpf_ktime_get_ns();
 	totals_of(c->acc_key.dev, c->acc_key.ino, &s, &fs);
 	if (s)
 		stats_merge(s, &c->acc);

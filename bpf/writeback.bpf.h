@@ -16,6 +16,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include "iomapdirty.h"
+#include "clock.bpf.h"
 #include "folio_ctx.bpf.h"
 #include "kernel_facts.bpf.h"
 #include "maps.bpf.h"
@@ -83,7 +84,7 @@ static __always_inline void wb_begin(const struct inode_facts *fi, __u64 inode,
 	f->folio = (__u64)folio;
 	f->pos = fpos;
 	f->bytes = fbytes;
-	f->now = bpf_ktime_get_ns();
+	f->now = tick_ns();
 	c = ctx_begin(tid, dev_wanted(fi->dev), &bits->zero_ctx, f->now);
 	if (!c)
 		return;
