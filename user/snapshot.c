@@ -120,6 +120,29 @@ static const struct wa_stats *find_file(const struct snapshot *s,
 	return e ? &e->s : NULL;
 }
 
+/*
+ * Whether a file's totals moved between two readings: a later fold
+ * (last_ns) or any sum. last_ns alone is not enough: at the always-on
+ * level a write is folded into its file (write_sums.bpf.c) without a
+ * folio, so without touching last_ns, and a file only written in an
+ * interval was left out of it.
+ */
+static bool stats_moved(const struct wa_stats *cur, const struct wa_stats *prev)
+{
+	if (cur->last_ns != prev->last_ns)
+		return true;
+#define MOVED_SUM(f)	if (cur->f != prev->f) return true;
+#define MOVED_MAX(f)
+#define MOVED_GAUGE(f)
+#define MOVED(name, unit, merge, json, level)	MOVED_##merge(name)
+	WA_STATS_FIELDS(MOVED)
+#undef MOVED
+#undef MOVED_SUM
+#undef MOVED_MAX
+#undef MOVED_GAUGE
+	return false;
+}
+
 int snapshot_delta(const struct snapshot *cur, const struct snapshot *prev,
 		   struct snapshot *out)
 {
@@ -146,7 +169,7 @@ int snapshot_delta(const struct snapshot *cur, const struct snapshot *prev,
 		const struct wa_stats *p = find_file(prev, &cur->files[i].key);
 
 		/* files with nothing new in the interval are left out */
-		if (p && p->last_ns == cur->files[i].s.last_ns)
+		if (p && !stats_moved(&cur->files[i].s, p))
 			continue;
 		out->files[out->nfiles].key = cur->files[i].key;
 		stats_sub(&out->files[out->nfiles].s, &cur->files[i].s, p);

@@ -22,8 +22,9 @@ static struct snapshot make(int nfiles, __u64 scale)
 	for (int i = 0; i < nfiles; i++) {
 		s.files[i].key.dev = s.fs[0].dev;
 		s.files[i].key.ino = 100 + i;
-		s.files[i].s.app_bytes = (i + 1) * scale;
-		s.files[i].s.last_ns = i == 0 ? 1 : scale;	/* file 0 idle */
+		/* file 0 idle: nothing changes between two readings */
+		s.files[i].s.app_bytes = i == 0 ? 1 : (i + 1) * scale;
+		s.files[i].s.last_ns = i == 0 ? 1 : scale;
 	}
 	s.counters[CNT_PAGE_MAP_FULL] = scale;
 	s.hists[HIST_DIRTY_BLOCKS][3] = 5 * scale;
@@ -209,6 +210,19 @@ int main(void)
 	CHECK_U64(d.hists[HIST_DIRTY_BLOCKS][3], 10, "histogram buckets subtract");
 	CHECK_U64(d.nfiles, 3, "idle file left out, new file kept");
 	CHECK_U64(d.files[2].s.app_bytes, 12, "a file new in the interval counts whole");
+	snapshot_free(&d);
+	/*
+	 * always-on: writes folded into a file without a folio leave last_ns
+	 * as it was; the file has news all the same
+	 */
+	b.files[0].s.app_bytes += 4096;
+	b.files[0].s.write_calls += 1;
+	CHECK(snapshot_delta(&b, &a, &d) == 0, "delta computed (writes only)");
+	CHECK_U64(d.nfiles, 4, "a file only written in the interval is kept (last_ns unchanged)");
+	CHECK_U64(d.files[0].s.app_bytes, 4096, "its writes are the interval's");
+	CHECK_U64(d.files[0].s.write_calls, 1, "and its calls");
+	b.files[0].s.app_bytes -= 4096;
+	b.files[0].s.write_calls -= 1;
 	CHECK_U64((__u64)(d.seconds * 10), 20, "interval length");
 	snapshot_totals(&b, &t);
 	CHECK_U64(t.app_bytes, 300, "totals sum filesystems");
