@@ -347,6 +347,30 @@ group "x86_64, Debian 6.1: unpatched and RFCv4" \
 group "x86_64, Debian 6.12 (family c: dirty tracking upstream)" \
 	"Debian's linux-source-6.12, unpatched: per-block dirty tracking is upstream (\`iomap_folio_state\`). XFS with 1 KiB blocks on 4 KiB pages." \
 	debian612
+# verify on stacked storage (payload stacked(), 6.9+ guests): one row per
+# VMRESULT stacked line of each variant given
+stacked_table() {
+	local v layout verdict sub data what rows=""
+	for v in "${ALL[@]}"; do
+		while read -r _ _ _ layout verdict sub data; do
+			layout=${layout#layout=}
+			case $layout in
+			partition) what="partition 1 of a loop disk (sfdisk, \`losetup -P\`)" ;;
+			dmlinear) what="dm-linear, 1 MiB into the disk (as LVM)" ;;
+			dmcrypt) what="dm-crypt, aes-xts-plain64" ;;
+			*) what=$layout ;;
+			esac
+			rows+="| $v | $what | ${verdict#verdict=} | ${sub#submitted_bytes=} | ${data#data_bytes=} |"$'\n'
+		done < <(grep "^VMRESULT stacked " "${LOGS[$v]}" 2>/dev/null)
+	done
+	[ -n "$rows" ] || return 0
+	printf '\n## verify on stacked storage\n\n'
+	printf '%s\n' "XFS (1 KiB blocks) on the layouts production runs, \`iomapdirty verify\` during scripted writes: the verdict, the bytes the tool saw submitted, and the data bytes the block layer carried for the filesystem's device (block tracepoints in the guest, matched in the filesystem's coordinates: a partition's start subtracted, dm matched on the top device before its remap). md RAID is not in the guest kernel."
+	printf '\n| kernel | layout | verdict | submitted bytes (tool) | data bytes at the block layer |\n|---|---|---|---|---|\n'
+	printf '%s' "$rows"
+}
+stacked_table
+
 group "ppc64le, Debian 6.1, 64 KiB pages: unpatched and RFCv4" \
 	"XFS with 4 KiB blocks on 64 KiB pages: 16 blocks per folio, the seed's geometry." \
 	ppc-unpatched ppc-rfcv4
