@@ -323,7 +323,7 @@ static bool hist_sum(enum hist_id h, const struct wa_stats *t, uint64_t *sum)
 	}
 }
 
-static void render_hists(struct textbuf *tb, const struct snapshot *s)
+static void render_hists(struct textbuf *tb, const struct snapshot *s, const struct plan *p)
 {
 	struct wa_stats t;
 	char name[64], le[32];
@@ -332,6 +332,8 @@ static void render_hists(struct textbuf *tb, const struct snapshot *s)
 	for (int h = 0; h < NR_HISTS; h++) {
 		uint64_t cum = 0, sum;
 
+		if (!hist_measured(h, p))
+			continue;	/* absent, not every folio in the 0 bucket */
 		hist_metric_name(h, name, sizeof(name));
 		family(tb, name, "histogram", hist_help[h]);
 		for (unsigned int k = 0; k < HIST_BUCKETS; k++) {
@@ -344,6 +346,8 @@ static void render_hists(struct textbuf *tb, const struct snapshot *s)
 			textbuf_printf(tb, NS "%s_sum %" PRIu64 "\n", name, sum);
 		textbuf_printf(tb, NS "%s_count %" PRIu64 "\n", name, cum);
 	}
+	if (!hist_measured(HIST_AMPLIFICATION, p))
+		return;
 	family(tb, "folio_amplification_below_one_total", "counter",
 	       "Folios that submitted fewer blocks than were dirty (amplification bucket [0, 1))");
 	textbuf_printf(tb, NS "folio_amplification_below_one_total %" PRIu64 "\n",
@@ -507,7 +511,7 @@ bool prom_render(struct textbuf *tb, const struct snapshot *s, const struct prom
 		return false;
 	render_info(tb, c);
 	render_fs(tb, s, c, labels);
-	render_hists(tb, s);
+	render_hists(tb, s, c->plan);
 	render_counters(tb, s);
 	render_top_files(tb, s, c);
 	for (int i = 0; i < s->nfs; i++)

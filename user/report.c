@@ -125,6 +125,19 @@ static bool measured_at(const struct plan *p, size_t offset)
 
 #define MEASURED(p, field)	measured_at(p, offsetof(struct wa_stats, field))
 
+/*
+ * Whether the plan measures histogram h: the dirty blocks per folio, and
+ * the amplification over them, are not measured where dirty_blocks is not
+ * (always-on without a dirty bitmap: every folio would sit in the 0
+ * bucket, a claim of clean folios instead of an unknown).
+ */
+bool hist_measured(enum hist_id h, const struct plan *p)
+{
+	if (h == HIST_DIRTY_BLOCKS || h == HIST_AMPLIFICATION)
+		return MEASURED(p, dirty_blocks);
+	return true;
+}
+
 /* s->field as text, or "n/a" where the plan does not measure it (never a 0). */
 #define FIELD_TEXT(buf, p, s, field)						\
 	num_or_na(buf, sizeof(buf), (s)->field, MEASURED(p, field))
@@ -262,8 +275,13 @@ void report_text(FILE *out, const char *title, const struct snapshot *d,
 			kdev_minor(d->fs[i].dev), fi.fstype, mnt);
 		stats_text(out, &d->fs[i].s, rc->plan);
 	}
-	for (int h = 0; h < NR_HISTS; h++)
-		hist_print_text(out, h, d->hists[h]);
+	for (int h = 0; h < NR_HISTS; h++) {
+		if (hist_measured(h, rc->plan))
+			hist_print_text(out, h, d->hists[h]);
+		else
+			fprintf(out, "\n%-24s : n/a (not measured: %s accounting, no dirty bitmap)\n",
+				hist_names[h], accounting_level_names[rc->plan->accounting]);
+	}
 	if (rc->run)
 		run_writeback_text(out, rc->run);
 	fflush(out);
@@ -464,7 +482,10 @@ void report_json(FILE *out, const char *type, int interval, const struct snapsho
 	json_object_begin(&j);
 	for (int h = 0; h < NR_HISTS; h++) {
 		json_key(&j, hist_names[h]);
-		hist_write_json(&j, h, d->hists[h]);
+		if (hist_measured(h, rc->plan))
+			hist_write_json(&j, h, d->hists[h]);
+		else
+			json_null(&j);
 	}
 	json_object_end(&j);
 

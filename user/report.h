@@ -68,6 +68,8 @@ void report_json(FILE *out, const char *type, int interval, const struct snapsho
 void hist_bucket_label(enum hist_id h, unsigned int k, char *buf, size_t len);
 void hist_print_text(FILE *out, enum hist_id h, const uint64_t *counts);
 void hist_write_json(struct json *j, enum hist_id h, const uint64_t *counts);
+/* Whether the plan (NULL: any) measures histogram h (else null, n/a, no metric). */
+bool hist_measured(enum hist_id h, const struct plan *p);
 /*
  * What the plan (NULL: any) cannot measure (no dirty bitmap, no
  * whole-folio hook) is written as null instead of a 0.

@@ -204,6 +204,15 @@ static void always_on_level(void)
 	      "prom.always_on.no_bitmap_violations_absent");
 	CHECK(strstr(tb.buf, "iomapdirty_app_bytes_total{") != NULL,
 	      "prom.always_on.no_bitmap_app_bytes_present");
+	/* nor how many blocks of each folio: no histogram of them (not all 0) */
+	CHECK(!strstr(tb.buf, "iomapdirty_dirty_blocks_per_folio_bucket{"),
+	      "prom.always_on.no_bitmap_dirty_histogram_absent");
+	CHECK(!strstr(tb.buf, "iomapdirty_folio_amplification_ratio_bucket{"),
+	      "prom.always_on.no_bitmap_amplification_histogram_absent");
+	CHECK(!strstr(tb.buf, "iomapdirty_folio_amplification_below_one_total"),
+	      "prom.always_on.no_bitmap_below_one_absent");
+	CHECK(strstr(tb.buf, "iomapdirty_submitted_blocks_per_folio_bucket{") != NULL,
+	      "prom.always_on.no_bitmap_submitted_histogram_present");
 	textbuf_free(&tb);
 }
 
