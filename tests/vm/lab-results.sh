@@ -275,6 +275,49 @@ EOF
 			[ $none = 1 ] || echo "| $m | $p |$out"
 		done
 	done
+	cat <<EOF
+
+The always-on accounting level (\`hist --accounting always-on\`, the
+exporter's default: no per-page records; application bytes and write
+calls counted at the write, the rest from the kernel's dirty bitmap at
+writeback), the same writes and the mmap dirtying (8 pages). Cells:
+application bytes / write calls; dirty blocks (n/a without a bitmap: not
+measured, null in JSON) = those in the kernel's bitmap, the folios whose
+bitmap was read / folios; blocks submitted; bytes submitted (tool) = bytes
+written into the file (block layer).
+
+EOF
+	echo "$h"
+	echo "$s"
+	for m in tracepoint raw_tp auto; do
+		for p in aligned crossing mmap; do
+			out="" none=1
+			for v in "${VARIANTS[@]}"; do
+				sel=(mode=$m name=$p)
+				sb=$(value "$v" always_on submitted_bytes "${sel[@]}")
+				bl=$(value "$v" always_on blk_file_bytes "${sel[@]}")
+				if [ "$sb" = - ]; then
+					out+=" - |"
+					continue
+				fi
+				none=0
+				eq="="
+				[ "$sb" = "$bl" ] || eq="!="
+				d=$(value "$v" always_on dirty_blocks "${sel[@]}")
+				f=$(value "$v" always_on folios "${sel[@]}")
+				out+=" $(num "$(value "$v" always_on app_bytes "${sel[@]}")") B / $(value "$v" always_on write_calls "${sel[@]}") calls;"
+				if [ "$d" = null ]; then
+					out+=" dirty n/a (no bitmap), $f folios;"
+				else
+					out+=" $d dirty = $(value "$v" always_on kernel_dirty_blocks "${sel[@]}") in the bitmap,"
+					out+=" read in $(value "$v" always_on bitmap_folios "${sel[@]}") / $f folios;"
+				fi
+				out+=" $(value "$v" always_on submitted_blocks "${sel[@]}") submitted;"
+				out+=" $(num "$sb") B $eq $(num "$bl") B |"
+			done
+			[ $none = 1 ] || echo "| $m | $p |$out"
+		done
+	done
 	lbs=$(value "$fv" lbs block_size)
 	if [ "$lbs" != - ]; then
 		cat <<EOF

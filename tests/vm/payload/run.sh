@@ -243,6 +243,7 @@ check_plan() {
 }
 
 # ------------------------------------------------------------ the scenarios
+ACCOUNTING=full	# hist's level in measured(); always_on() sets always-on
 # The workload's figures: from the measured folio layout when it was probed.
 EXP_PICK='if .layout.probe == "kpageflags" and .layout.expect != null then .layout.expect else . end'
 
@@ -266,7 +267,8 @@ g() { val G_ "$1"; }	# tool's totals (load G_ ...)
 x() { val X_ "$1"; }	# workload's figures (load X_ ...)
 
 # measured MODE NAME FILE WORKLOAD-ARGS...: lays out FILE (1 MiB), runs
-# `workload WORKLOAD-ARGS` under `iomapdirty hist --mode MODE` with the block
+# `workload WORKLOAD-ARGS` under `iomapdirty hist --mode MODE --accounting
+# $ACCOUNTING` with the block
 # layer traced, checks that both exited 0, and loads the tool's totals (G_),
 # the workload's figures (X_: EXP_PICK, E_: all) and the file's block-layer
 # bytes (blk_file blk_other blk_log blk_reqs). Returns 1 if a step failed
@@ -278,8 +280,9 @@ measured() {
 	info "$n: prep"
 	workload prep $f $PREP_SIZE >$W/prep.json || { vmtest_fail "$n.prep" "workload prep failed"; return 1; }
 	sync
-	if ! tool_start $W/hist.out $W/hist.err hist --mode $m --json --mount $MNT -i 3600; then
-		vmtest_fail "$n.attach" "iomapdirty hist --mode $m did not attach"
+	if ! tool_start $W/hist.out $W/hist.err hist --mode $m --accounting $ACCOUNTING \
+		--json --mount $MNT -i 3600; then
+		vmtest_fail "$n.attach" "iomapdirty hist --mode $m --accounting $ACCOUNTING did not attach"
 		return 1
 	fi
 	trace_start
@@ -450,6 +453,154 @@ verify() {
 		;;
 	esac
 	rm -f $f
+}
+
+# ------------------------------------------- the always-on accounting level
+# `--accounting always-on` (issue 13; the exporter's default): no per-page
+# records. Application bytes and write calls are counted per file at the
+# write; the rest at writeback, which in tracepoint modes finds the folio
+# in the page cache's xarray (bpf/page_cache.bpf.h; probe reads on 6.1,
+# which has no bpf_rdonly_cast) and reads the kernel's dirty bitmap.
+# Checked against the same ground truth as the full level: the payload's
+# own writes, the folio geometry and the block layer. What the level does
+# not measure must be null, never 0: the lists are docs/json-schema.md's.
+AO_MODES="tracepoint raw_tp auto"
+AO_NULL="app_dirty_blocks app_dirty_bytes other_dirty_blocks other_dirty_folios
+	whole_folio_dirty_events unexplained_blocks block_rounding"
+# without a dirty bitmap (no per-block tracking: unpatched 6.1) also what
+# needs one
+AO_NULL_NO_BITMAP="dirty_blocks dirty_bytes folios_no_dirty_seen unseen_submitted_blocks
+	violation_blocks violation_folios folio_amplification kernel_dirty_blocks bitmap_folios"
+# bpf_rdonly_cast (6.2+) from the guest's kallsyms, not from the tool
+HAS_RDONLY_CAST=no
+grep -q ' bpf_rdonly_cast$' /proc/kallsyms && HAS_RDONLY_CAST=yes
+
+# ao_summary FILTER: FILTER on the last summary of the run, compact
+ao_summary() { jqm -c "select(.type == \"summary\") | $1" $W/hist.out | tail -n 1; }
+
+# ao_hist HIST V: "folios in the bucket holding V, folios in all buckets"
+ao_hist() {
+	ao_summary ".histograms.$1.buckets | [([.[] | select(.min <= $2 and
+		(.max == null or $2 <= .max)) | .count] | add // 0), ([.[].count] | add // 0)]"
+}
+
+# ao_plan MODE N: the level as the output names it, and its attach plan
+ao_plan() {
+	check "$2.accounting" '["always-on","always-on"]' "$(ao_summary '[.accounting, .plan.accounting]')"
+	check "$2.max_page_records" null "$(ao_summary .max_page_records)" "no page records kept"
+	check "$2.detached_hooks" '[false,false,false]' "$(ao_summary '[.plan.hooks[] |
+		select(.hook == "whole_folio_dirty" or .hook == "folio_pointer" or .hook == "invalidate") |
+		.chosen]')" "hooks that only feed page records"
+	[ "$1" = auto ] && return
+	# tracepoint writeback: the folio from the page cache, with guarded
+	# loads where the kernel has bpf_rdonly_cast and the program is tp_btf
+	want="page cache" ptype=$(ao_summary '.plan.hooks[] | select(.hook == "writeback_begin") | .program_type')
+	[ "$HAS_RDONLY_CAST/$ptype" = 'yes/"tp_btf"' ] && want="$want, guarded loads"
+	note=$(ao_summary '.plan.hooks[] | select(.hook == "writeback_begin") | .note') got=
+	case "$note" in *"folio found in the page cache"*) got="page cache" ;; esac
+	case "$note" in *"read with guarded loads"*) got="$got, guarded loads" ;; esac
+	info "$2: bpf_rdonly_cast in kallsyms: $HAS_RDONLY_CAST; writeback_begin $ptype: $note"
+	check "$2.writeback_folio_lookup" "$want" "$got" "writeback_begin's note ($ptype)"
+}
+
+# ao_check MODE N APP_BYTES CALLS [uniform]: after measured(), the
+# always-on summary against the ground truth; uniform: every folio has as
+# many dirty blocks as the others (histograms checked)
+ao_check() {
+	m=$1 n=$2 app=$3 calls=$4 uniform=${5-}
+	bpf=$((E_page_size / E_block_size))
+	echo "--- $n: workload"
+	cat $W/exp.json
+	echo "--- $n: iomapdirty summary totals"
+	cat $W/got.json
+	check "$n.losses" '{}' "$(cat $W/losses.json)"
+	check "$n.trace_overrun" 0 "$TRACE_OVERRUN"
+	nulls=$AO_NULL
+	[ "$VM_TRACKING" = yes ] || nulls="$nulls $AO_NULL_NO_BITMAP"
+	# the same fields null in the totals, per filesystem and per file
+	check "$n.not_measured_null" "[$(echo $nulls | tr ' ' '\n' | jqm -R . | jqm -cs sort)]" \
+		"$(ao_summary '[.totals, .filesystems[].stats, .files[].stats] |
+			map([to_entries[] | select(.value == null) | .key] | sort) | unique')" \
+		"fields null (not measured) in totals, filesystems[], files[]"
+	check "$n.app_bytes" "$app" "$(g app_bytes)" "bytes the payload wrote"
+	check "$n.write_calls" "$calls" "$(g write_calls)" "write(2) calls the payload made"
+	check "$n.per_file" "[[$app,$calls]]" "$(ao_summary "[.files[] |
+		select(.ino == $E_ino and .dev == \"$E_dev\") | .stats | [.app_bytes, .write_calls]]")" \
+		"the file's own [app_bytes, write_calls]"
+	check "$n.per_filesystem" "[[$app,$calls]]" "$(ao_summary "[.filesystems[] |
+		select(.dev == \"$E_dev\") | .stats | [.app_bytes, .write_calls]]")" \
+		"the filesystem's [app_bytes, write_calls]"
+	check "$n.folios" "$(x folios)" "$(g folios)"
+	check "$n.max_folio_bytes" "$(x max_folio_bytes)" "$(g max_folio_bytes)"
+	if [ "$VM_TRACKING" = yes ]; then
+		want=$(x dirty_blocks)
+		check "$n.dirty_blocks" "$want" "$(g dirty_blocks)" "from the kernel's bitmap"
+		check "$n.kernel_dirty_blocks" "$want" "$(g kernel_dirty_blocks)"
+		check "$n.bitmap_folios" "$(g folios)" "$(g bitmap_folios)" "the bitmap read for every folio"
+		check "$n.submitted_blocks" "$want" "$(g submitted_blocks)" "only dirty blocks"
+		check "$n.folio_amplification" 1 "$(g folio_amplification)"
+		check "$n.violation_blocks" 0 "$(g violation_blocks)"
+	else
+		want=$(($(x folios) * bpf))
+		check "$n.submitted_blocks" "$want" "$(g submitted_blocks)" \
+			"whole folios, $bpf blocks each"
+	fi
+	if [ -n "$uniform" ]; then
+		# blocks per folio: dirty (tracking: only those submitted), or whole
+		spf=$bpf dpf=$(($(x dirty_blocks) / $(x folios)))
+		[ "$VM_TRACKING" = yes ] && spf=$dpf
+		check "$n.hist_submitted_blocks" "[$(x folios),$(x folios)]" \
+			"$(ao_hist submitted_blocks_per_folio $spf)" "every folio in the bucket of $spf"
+		# dirty blocks per folio: from the bitmap, else not measured:
+		# null, not every folio in the 0 bucket (nor amplification)
+		if [ "$VM_TRACKING" = yes ]; then
+			check "$n.hist_dirty_blocks" "[$(x folios),$(x folios)]" \
+				"$(ao_hist dirty_blocks_per_folio $dpf)" "every folio in the bucket of $dpf"
+		else
+			check "$n.hist_dirty_blocks" null \
+				"$(ao_summary '.histograms.dirty_blocks_per_folio | if . == null then . else [.buckets[].count] end')" \
+				"not measured without a bitmap"
+			check "$n.hist_folio_amplification" null \
+				"$(ao_summary '.histograms.folio_amplification | if . == null then . else [.buckets[].count] end')" \
+				"not measured without a bitmap"
+		fi
+	fi
+	check "$n.blocklayer_bytes" "$(g submitted_bytes)" "$blk_file" \
+		"data written into the file at the block layer vs the tool's submitted_bytes"
+	check "$n.blocklayer_expected" $((want * E_block_size)) "$blk_file" \
+		"data written into the file at the block layer vs the blocks the geometry wants"
+	echo "VMRESULT always_on variant=$V mode=$m name=${n##*.}" \
+		"app_bytes=$(g app_bytes) write_calls=$(g write_calls) dirty_blocks=$(g dirty_blocks)" \
+		"kernel_dirty_blocks=$(g kernel_dirty_blocks) bitmap_folios=$(g bitmap_folios)" \
+		"folios=$(g folios) submitted_blocks=$(g submitted_blocks) submitted_bytes=$(g submitted_bytes)" \
+		"folio_amplification=$(g folio_amplification) blk_file_bytes=$blk_file"
+}
+
+# always_on MODE: the aligned (and crossing) scattered writes and, in
+# tracepoint mode, mmap dirtying, under hist --accounting always-on
+always_on() {
+	m=$1 ACCOUNTING=always-on
+	f=$MNT/ao-aligned-$m.dat
+	if measured $m always_on.$m.aligned $f scatter $f --count $NWRITES --len $WLEN \
+		--stride $STRIDE_ALIGNED; then
+		ao_plan $m always_on.$m
+		ao_check $m always_on.$m.aligned $((NWRITES * WLEN)) $NWRITES uniform
+	fi
+	rm -f $f
+	f=$MNT/ao-crossing-$m.dat
+	if [ -n "$STRIDE_CROSSING" ] && measured $m always_on.$m.crossing $f scatter $f \
+		--count $NWRITES --len $WLEN --stride $STRIDE_CROSSING; then
+		ao_check $m always_on.$m.crossing $((NWRITES * WLEN)) $NWRITES
+	fi
+	rm -f $f
+	f=$MNT/ao-mmap-$m.dat
+	# whole folios dirtied through a mapping: no write call, the bitmap
+	# (or whole folios) at writeback
+	if [ $m = tracepoint ] && measured $m always_on.$m.mmap $f mmap $f --pages $MMAP_PAGES; then
+		ao_check $m always_on.$m.mmap 0 0 uniform
+	fi
+	rm -f $f
+	ACCOUNTING=full
 }
 
 # ------------------------------------------------- blocks larger than pages
@@ -782,6 +933,11 @@ for m in $MODES; do
 	mmap_dirty $m
 	verify $m
 	info "mode $m: $(awk -v a=$m0 -v b=$(now) 'BEGIN { print b - a }') s"
+done
+for m in $AO_MODES; do
+	m0=$(now)
+	always_on $m
+	info "always-on, mode $m: $(awk -v a=$m0 -v b=$(now) 'BEGIN { print b - a }') s"
 done
 [ "$VM_SERIES" = 6.12 ] && large_blocks tracepoint
 [ "$VM_SERIES" = 6.12 ] && stacked
