@@ -109,9 +109,9 @@ static int plan_variant(const struct plan *p, enum hook h)
 	switch (h) {
 	case HOOK_WRITE: return p->write_end_proto;
 	case HOOK_WB_BEGIN:	/* tracepoints: how the program reads the kernel */
-		return p->hooks[h].mech == MECH_TRACEPOINT ?
-			(p->wb_guarded_loads ? WB_GUARDED_LOADS : PROG_ANY_VARIANT) :
-			p->wb_folio_arg;
+		if (p->hooks[h].mech != MECH_TRACEPOINT)
+			return (int)p->wb_folio_arg;
+		return p->wb_guarded_loads ? WB_GUARDED_LOADS : PROG_ANY_VARIANT;
 	case HOOK_SUBMIT: return p->submit_proto;
 	default: return PROG_ANY_VARIANT;
 	}
