@@ -12,6 +12,13 @@ fail() { echo "FAIL $1: $2"; CLI_FAIL=$((CLI_FAIL + 1)); }
 # check NAME EXPECTED GOT
 check() { if [[ "$2" == "$3" ]]; then pass "$1"; else fail "$1" "expected '$2' got '$3'"; fi; }
 # check_match NAME REGEX TEXT
+# check_no_rows NAME TSV AWK_CONDITION WHAT: PASS if no row of TSV meets the
+# condition, else FAIL showing WHAT and the first five such rows
+check_no_rows() {
+	local bad
+	bad=$(awk "$3" "$2")
+	if [[ -z $bad ]]; then pass "$1"; else fail "$1" "$4: $(head -5 <<<"$bad" | tr '\t\n' ' ;')"; fi
+}
 check_match() { if grep -qE -- "$2" <<<"$3"; then pass "$1"; else fail "$1" "no /$2/ in: ${3:0:300}"; fi; }
 
 # start_tool OUT ERR ARGS...: background tool; sets TOOL_PID; waits for ready
