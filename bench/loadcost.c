@@ -28,7 +28,10 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#define LOG_SIZE	(1U << 29)	/* level 2 logs of 100k instructions */
+#define LOG_SIZE	(1U << 20)	/* statistics, or a refusal's last lines */
+#define LOG_SIZE_FULL	(1U << 29)	/* LOADCOST_LOG=2: 100k instructions' states */
+
+static size_t log_size;
 
 static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -181,7 +184,7 @@ static int load_one(const char *path, const char *want, int argc, char **argv,
 		}
 	}
 	log[0] = 0;
-	bpf_program__set_log_buf(target, log, LOG_SIZE);
+	bpf_program__set_log_buf(target, log, log_size);
 	/*
 	 * statistics only; LOADCOST_LOG=1: the verifier's log of a refusal;
 	 * LOADCOST_LOG=2: every instruction it processed, on stderr (where
@@ -226,7 +229,9 @@ int main(int argc, char **argv)
 	libbpf_set_print(silent);
 	show_maps = getenv("LOADCOST_MAPS") != NULL;
 	obj = bpf_object__open_file(argv[1], NULL);
-	log = malloc(LOG_SIZE);
+	log_size = getenv("LOADCOST_LOG") && atoi(getenv("LOADCOST_LOG")) == 2 ?
+		   LOG_SIZE_FULL : LOG_SIZE;
+	log = malloc(log_size);
 	names = calloc(256, sizeof(*names));
 	if (!obj || !log || !names) {
 		fprintf(stderr, "cannot open %s: %s\n", argv[1], strerror(errno));

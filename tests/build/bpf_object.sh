@@ -38,7 +38,6 @@ syms = subprocess.run(["llvm-objdump", "-t", obj], capture_output=True, text=Tru
                       check=True).stdout
 funcs, undefined = {}, set()
 for line in syms.splitlines():
-    f = line.split()
     # VALUE FLAGS... SECTION SIZE NAME; functions are flagged F
     m = re.match(r"^([0-9a-f]+)\s+(.{7})\s+(\S+)\s+([0-9a-f]+)\s+(\S+)$", line)
     if not m:
