@@ -31,6 +31,8 @@
 #define LOG_SIZE	(1U << 20)	/* statistics, or a refusal's last lines */
 #define LOG_SIZE_FULL	(1U << 29)	/* LOADCOST_LOG=2: 100k instructions' states */
 
+/* LOADCOST_LOG: 0 statistics only, 1 a refusal's last lines, 2 the whole log */
+static int log_mode;
 static size_t log_size;
 
 static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -190,15 +192,14 @@ static int load_one(const char *path, const char *want, int argc, char **argv,
 	 * LOADCOST_LOG=2: every instruction it processed, on stderr (where
 	 * the states multiply: count the lines per instruction index)
 	 */
-	bpf_program__set_log_level(target, !getenv("LOADCOST_LOG") ? 4 :
-				   atoi(getenv("LOADCOST_LOG")) == 2 ? 2 | 4 : 1 | 4);
+	bpf_program__set_log_level(target, log_mode == 2 ? 2 | 4 : log_mode ? 1 | 4 : 4);
 	err = bpf_object__load(obj);
-	if (getenv("LOADCOST_LOG") && atoi(getenv("LOADCOST_LOG")) == 2)
+	if (log_mode == 2)
 		fputs(log, stderr);
 	printf("%-28s %6zu", want, own);
 	if (err) {
 		printf("  not loaded here: %s\n", strerror(-err));
-		if (getenv("LOADCOST_LOG"))	/* the verifier's last lines: why */
+		if (log_mode)	/* the verifier's last lines: why */
 			fprintf(stderr, "%s\n", log + (strlen(log) > 3000 ? strlen(log) - 3000 : 0));
 	} else if (bpf_obj_get_info_by_fd(bpf_program__fd(target), &info, &len)) {
 		printf("  no info: %s\n", strerror(errno));
@@ -229,8 +230,9 @@ int main(int argc, char **argv)
 	libbpf_set_print(silent);
 	show_maps = getenv("LOADCOST_MAPS") != NULL;
 	obj = bpf_object__open_file(argv[1], NULL);
-	log_size = getenv("LOADCOST_LOG") && atoi(getenv("LOADCOST_LOG")) == 2 ?
-		   LOG_SIZE_FULL : LOG_SIZE;
+	if (getenv("LOADCOST_LOG"))
+		log_mode = atoi(getenv("LOADCOST_LOG")) == 2 ? 2 : 1;
+	log_size = log_mode == 2 ? LOG_SIZE_FULL : LOG_SIZE;
 	log = malloc(log_size);
 	names = calloc(256, sizeof(*names));
 	if (!obj || !log || !names) {

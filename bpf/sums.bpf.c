@@ -84,7 +84,6 @@ __noinline int acc_fold(struct wb_ctx *c)
 	return 0;
 }
 
-
 /* A global function: the verifier checks it once, not at every caller. */
 __noinline int finish_folio(struct wb_ctx *c, __u64 now)
 {
