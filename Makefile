@@ -35,7 +35,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/
 
 .DELETE_ON_ERROR:
 .PHONY: all clean check unit unit-bins e2e-bins demo deps vmcheck vmcheck-all static \
-	static-ppc64le mutants asan fuzz fuzz-bins install uninstall
+	static-ppc64le mutants asan fuzz fuzz-bins install uninstall print-vmcheck-kernels
 all: iomapdirty $(OUTPUT)/iomapdirty.8
 
 $(OUTPUT) $(OUTPUT)/tests:
@@ -221,6 +221,10 @@ vmcheck: deps
 		VM_PAYLOAD_EXTRA="iomapdirty.static tests/e2e/workload.static jq examples/seed-randwrite.fio sfdisk dmsetup" \
 		VM_PAYLOAD_EXTRA_PPC64LE="$(PPC64LE_OUTPUT)/iomapdirty.static $(PPC64LE_OUTPUT)/workload.static examples/seed-randwrite.fio" \
 		VM_RESULTS_MD=docs/lab-results.md tests/vm/vmcheck.sh
+
+# the guests make vmcheck boots (.ci/run builds their kernels beside make check)
+print-vmcheck-kernels:
+	@echo $(VMCHECK_KERNELS)
 
 vmcheck-all:
 	$(Q)$(MAKE) vmcheck VMCHECK_KERNELS="$(VMCHECK_ALL)"

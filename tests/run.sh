@@ -22,12 +22,25 @@ declare -A MIN_CHECKS=(
 	[unit]=1470 [bpf-object]=20 [e2e]=2866 [e2e-always-on]=649 [truth]=225 [cli]=587
 )
 
+# Wall time of every suite: a table at the end, and lines for .ci/run's
+# table when CI_TIMING_FILE is set ("check<TAB>step<TAB>seconds<TAB>note").
+timings=()
+timing() {	# step seconds note
+	timings+=("$(printf '%-28s %6s s  %s' "$1" "$2" "$3")")
+	[ -n "${CI_TIMING_FILE:-}" ] &&
+		printf 'check\t%s\t%s\t%s\n' "$1" "$2" "$3" >>"$CI_TIMING_FILE"
+	return 0
+}
+
 suite() {	# name command...
-	local name=$1 out rc n
+	local name=$1 out rc n t0
 	shift
 	echo "### suite $name: $*"
+	t0=$(date +%s)
 	out=$("$@" 2>&1)
 	rc=$?
+	timing "suite $name" $(($(date +%s) - t0)) \
+		"$(grep -c -E '^(PASS|FAIL|SKIP)' <<<"$out") checks, exit $rc"
 	printf '%s\n' "$out" | grep -v -E '^[0-9]+ passed, [0-9]+ failed' | tee -a "$log"
 	if [ $rc -ne 0 ] && ! grep -q '^FAIL' <<<"$out"; then
 		echo "FAIL suite $name: exited $rc without a FAIL line" | tee -a "$log"
@@ -40,6 +53,7 @@ suite() {	# name command...
 	fi
 }
 
+t0=$(date +%s)
 if ! make -s all unit-bins e2e-bins asan fuzz-bins >"$log.build" 2>&1; then
 	cat "$log.build"
 	echo "FAIL build"
@@ -47,6 +61,7 @@ if ! make -s all unit-bins e2e-bins asan fuzz-bins >"$log.build" 2>&1; then
 	exit 1
 fi
 rm -f "$log.build"
+timing build $(($(date +%s) - t0)) "make all unit-bins e2e-bins asan fuzz-bins"
 
 # Loop-mounted XFS images the suites make (tests/lib/xfsloop.sh): every one
 # must be gone when they end. Only mounts that appear during the run count.
@@ -104,6 +119,9 @@ else
 	echo "FAIL suites left BPF links: kernel has $links_after iomapdirty links, had $links_before: $(tests/lib/links.sh list | tr '\n' ' ')" | tee -a "$log"
 fi
 
+echo
+echo "Wall time of each step:"
+printf '  %s\n' "${timings[@]}"
 pass=$(grep -c '^PASS' "$log")
 fail=$(grep -c '^FAIL' "$log")
 skip=$(grep -c '^SKIP' "$log")
