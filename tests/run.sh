@@ -39,13 +39,12 @@ suite() {	# name command...
 	t0=$(date +%s)
 	out=$("$@" 2>&1)
 	rc=$?
-	timing "suite $name" $(($(date +%s) - t0)) \
-		"$(grep -c -E '^(PASS|FAIL|SKIP)' <<<"$out") checks, exit $rc"
 	printf '%s\n' "$out" | grep -v -E '^[0-9]+ passed, [0-9]+ failed' | tee -a "$log"
 	if [ $rc -ne 0 ] && ! grep -q '^FAIL' <<<"$out"; then
 		echo "FAIL suite $name: exited $rc without a FAIL line" | tee -a "$log"
 	fi
 	n=$(grep -c -E '^(PASS|FAIL|SKIP)' <<<"$out")
+	timing "suite $name" $(($(date +%s) - t0)) "$n checks, exit $rc"
 	if [[ -n ${MIN_CHECKS[$name]:-} ]] && ((n < MIN_CHECKS[$name])); then
 		echo "FAIL suite $name: ran $n checks, must run at least ${MIN_CHECKS[$name]}" | tee -a "$log"
 	else

@@ -611,9 +611,9 @@ boot_variant() {	# variant -> console log in $OUT/<variant>.console.log
 	wait "$pid" || rc=$?
 	tr -d '\r' <"$clog" >"$clog.tmp" && mv "$clog.tmp" "$clog"
 	# boot to /init, boot to power-off, qemu's status: read by boot_all
-	echo "$([ -n "$t_init" ] && echo $((t_init - t0)) || echo "?") $(($(now) - t0)) $rc" \
-		>"$OUT/$v.boot"
-	timing "guest $v (boot to power-off)" $(($(now) - t0)) "qemu exit $rc"
+	local total=$(($(now) - t0))
+	echo "$([ -n "$t_init" ] && echo $((t_init - t0)) || echo "?") $total $rc" >"$OUT/$v.boot"
+	timing "guest $v (boot to power-off)" "$total" "qemu exit $rc"
 }
 
 # Every guest in VM_KERNELS, VM_PARALLEL at a time: TCG runs a guest on one
