@@ -1,13 +1,82 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Filesystem lookups: see fsinfo.h. */
+#define _GNU_SOURCE		/* O_PATH */
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <time.h>
+#include <unistd.h>
 #include "fsinfo.h"
+
+/*
+ * --path.rootfs DIR (node_exporter's flag): the host's root is mounted at
+ * DIR, as in a container. The mount table is then the host's,
+ * DIR/proc/1/mountinfo (the host's procfs is one of DIR's submounts, so
+ * no host PID namespace is needed), and every path opened after it (a
+ * mount point, a file's path, --mount) is a host path resolved inside DIR
+ * with RESOLVE_IN_ROOT: a host's absolute symlink cannot lead out of it.
+ */
+static int rootfs_fd = -1;
+
+int fsinfo_open(const char *path, int flags)
+{
+	struct open_how how = {
+		.flags = (unsigned int)(flags | O_CLOEXEC),
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+
+	if (rootfs_fd < 0)
+		return open(path, flags | O_CLOEXEC);
+	return syscall(SYS_openat2, rootfs_fd, path, &how, sizeof(how));
+}
+
+int fsinfo_lstat(const char *path, struct stat *st)
+{
+	int fd, r;
+
+	if (rootfs_fd < 0)
+		return fstatat(AT_FDCWD, path, st, AT_SYMLINK_NOFOLLOW);
+	fd = fsinfo_open(path, O_PATH | O_NOFOLLOW);
+	if (fd < 0)
+		return -1;
+	r = fstat(fd, st);
+	close(fd);
+	return r;
+}
+
+static int open_mountinfo(void)
+{
+	return fsinfo_open(rootfs_fd < 0 ? "/proc/self/mountinfo" : "/proc/1/mountinfo",
+			   O_RDONLY);
+}
+
+int fsinfo_set_rootfs(const char *dir, char *err, size_t len)
+{
+	int fd;
+
+	rootfs_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfs_fd < 0) {
+		snprintf(err, len, "--path.rootfs %s: %s", dir, strerror(errno));
+		return -ENOENT;
+	}
+	fd = open_mountinfo();
+	if (fd < 0) {
+		snprintf(err, len, "--path.rootfs %s: %s/proc/1/mountinfo: %s (the host's "
+			 "root must be mounted there with its submounts)", dir, dir,
+			 strerror(errno));
+		close(rootfs_fd);
+		rootfs_fd = -1;
+		return -ENOENT;
+	}
+	close(fd);
+	return 0;
+}
 
 void kdev_name(uint32_t dev, char *buf, size_t len)
 {
@@ -96,12 +165,16 @@ int mountinfo_parse(const char *line, struct mountinfo_line *m)
 static bool lookup_uncached(uint32_t dev, struct fsinfo *fi)
 {
 	char line[3 * 4096];
-	FILE *fp = fopen("/proc/self/mountinfo", "r");
+	int fd = open_mountinfo();
+	FILE *fp = fd < 0 ? NULL : fdopen(fd, "r");
 	struct mountinfo_line m;
 	bool found = false;
 
-	if (!fp)
+	if (!fp) {
+		if (fd >= 0)
+			close(fd);
 		return false;
+	}
 	while (!found && fgets(line, sizeof(line), fp)) {
 		if (mountinfo_parse(line, &m) || m.dev != dev)
 			continue;
@@ -115,8 +188,11 @@ static bool lookup_uncached(uint32_t dev, struct fsinfo *fi)
 	if (found) {
 		struct statvfs sv;
 
-		if (!statvfs(fi->mount, &sv))
+		fd = fsinfo_open(fi->mount, O_PATH | O_DIRECTORY);
+		if (fd >= 0 && !fstatvfs(fd, &sv))
 			fi->block_bytes = sv.f_bsize;
+		if (fd >= 0)
+			close(fd);
 	}
 	return found;
 }
@@ -132,12 +208,27 @@ static int check_iomap(struct fsinfo *fi, const char *what, char *err, size_t le
 	return -EOPNOTSUPP;
 }
 
+/* stat() of a host path: under --path.rootfs, inside it */
+static int host_stat(const char *path, struct stat *st)
+{
+	int fd, r;
+
+	if (rootfs_fd < 0)
+		return stat(path, st);
+	fd = fsinfo_open(path, O_PATH);
+	if (fd < 0)
+		return -1;
+	r = fstat(fd, st);
+	close(fd);
+	return r;
+}
+
 int fsinfo_from_path(const char *path, struct fsinfo *fi, char *err, size_t len)
 {
 	struct stat st;
 
 	memset(fi, 0, sizeof(*fi));
-	if (stat(path, &st)) {
+	if (host_stat(path, &st)) {
 		int ret = -errno;
 
 		snprintf(err, len, "%s: %s", path, strerror(-ret));
@@ -145,8 +236,9 @@ int fsinfo_from_path(const char *path, struct fsinfo *fi, char *err, size_t len)
 	}
 	fi->dev = kdev_make(major(st.st_dev), minor(st.st_dev));
 	if (!fsinfo_lookup_dev(fi->dev, fi)) {
-		snprintf(err, len, "%s: device %u:%u not found in /proc/self/mountinfo",
-			 path, major(st.st_dev), minor(st.st_dev));
+		snprintf(err, len, "%s: device %u:%u not found in %s", path, major(st.st_dev),
+			 minor(st.st_dev), rootfs_fd < 0 ? "/proc/self/mountinfo" :
+			 "the host's /proc/1/mountinfo");
 		return -ENOENT;
 	}
 	return check_iomap(fi, path, err, len);
