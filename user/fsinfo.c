@@ -36,18 +36,23 @@ int fsinfo_open(const char *path, int flags)
 	return syscall(SYS_openat2, rootfs_fd, path, &how, sizeof(how));
 }
 
-int fsinfo_lstat(const char *path, struct stat *st)
+/* stat (flags 0) or lstat (O_NOFOLLOW) of a host path, inside DIR */
+static int host_fstat(const char *path, struct stat *st, int flags)
 {
-	int fd, r;
+	int fd = fsinfo_open(path, O_PATH | flags), r;
 
-	if (rootfs_fd < 0)
-		return fstatat(AT_FDCWD, path, st, AT_SYMLINK_NOFOLLOW);
-	fd = fsinfo_open(path, O_PATH | O_NOFOLLOW);
 	if (fd < 0)
 		return -1;
 	r = fstat(fd, st);
 	close(fd);
 	return r;
+}
+
+int fsinfo_lstat(const char *path, struct stat *st)
+{
+	if (rootfs_fd < 0)
+		return fstatat(AT_FDCWD, path, st, AT_SYMLINK_NOFOLLOW);
+	return host_fstat(path, st, O_NOFOLLOW);
 }
 
 static int open_mountinfo(void)
@@ -208,27 +213,12 @@ static int check_iomap(struct fsinfo *fi, const char *what, char *err, size_t le
 	return -EOPNOTSUPP;
 }
 
-/* stat() of a host path: under --path.rootfs, inside it */
-static int host_stat(const char *path, struct stat *st)
-{
-	int fd, r;
-
-	if (rootfs_fd < 0)
-		return stat(path, st);
-	fd = fsinfo_open(path, O_PATH);
-	if (fd < 0)
-		return -1;
-	r = fstat(fd, st);
-	close(fd);
-	return r;
-}
-
 int fsinfo_from_path(const char *path, struct fsinfo *fi, char *err, size_t len)
 {
 	struct stat st;
 
 	memset(fi, 0, sizeof(*fi));
-	if (host_stat(path, &st)) {
+	if (rootfs_fd < 0 ? stat(path, &st) : host_fstat(path, &st, 0)) {
 		int ret = -errno;
 
 		snprintf(err, len, "%s: %s", path, strerror(-ret));
