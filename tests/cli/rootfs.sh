@@ -26,10 +26,12 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # bad input: a DIR that is not a host root is refused before attaching
-"$IOMAPDIRTY" exporter --path.rootfs "$work" >/dev/null 2>"$work/bad.err"
+# (bounded: an exporter that took it would serve until stopped)
+timeout -s KILL 20 "$IOMAPDIRTY" exporter --path.rootfs "$work" --listen 127.0.0.1:1 \
+	>/dev/null 2>"$work/bad.err"
 check rootfs.not_a_host_root.exit 2 "$?"
 check_match rootfs.not_a_host_root.message "proc/1/mountinfo: No such file" "$(cat "$work/bad.err")"
-"$IOMAPDIRTY" exporter --path.rootfs "$work/none" >/dev/null 2>"$work/bad.err"
+timeout -s KILL 20 "$IOMAPDIRTY" exporter --path.rootfs "$work/none" >/dev/null 2>"$work/bad.err"
 check rootfs.missing_dir.exit 2 "$?"
 
 mnt=$(xfsloop_make 1024 512) || { fail rootfs.fixture "no loop XFS"; cli_finish; exit 1; }
