@@ -36,7 +36,10 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/
 .DELETE_ON_ERROR:
 .PHONY: all clean check unit unit-bins e2e-bins demo deps vmcheck vmcheck-all static \
 	static-ppc64le mutants asan fuzz fuzz-bins install uninstall print-vmcheck-kernels
-all: iomapdirty $(OUTPUT)/iomapdirty.8
+# BIN: where the binary is linked (debian/rules puts it in .output/, so a
+# package build writes nothing into the tree outside .output and debian/).
+BIN ?= iomapdirty
+all: $(BIN) $(OUTPUT)/iomapdirty.8
 
 $(OUTPUT) $(OUTPUT)/tests:
 	$(Q)mkdir -p $@
@@ -81,13 +84,14 @@ $(SKEL_USERS): $(OUTPUT)/iomapdirty.skel.h
 
 $(OUTPUT)/%.o: user/%.c | $(OUTPUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -MMD -MP $(INCLUDES) -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP $(INCLUDES) -c $< -o $@
 
 -include $(wildcard $(OUTPUT)/*.d)
 
-iomapdirty: $(OUTPUT)/main.o $(USER_OBJS)
+# CPPFLAGS and LDFLAGS: a distribution's (dpkg-buildflags: fortify, relro, now)
+$(BIN): $(OUTPUT)/main.o $(USER_OBJS)
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) $(CFLAGS) $^ $(LIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBS) -o $@
 
 # Statically linked builds for the kernel lab's guests (tests/vm), which
 # have no libbpf, libelf or ncurses of their own.
@@ -233,7 +237,8 @@ vmcheck-all:
 $(OUTPUT)/iomapdirty.8: docs/iomapdirty.md scripts/md2man.awk user/version.h | $(OUTPUT)
 	$(call msg,MAN,$@)
 	$(Q)awk -v version=$$(sed -n 's/.*IOMAPDIRTY_VERSION[[:space:]]*"\(.*\)"/\1/p' user/version.h) \
-		-v date=$$(date -u -d @$$(git log -1 --format=%ct 2>/dev/null || date +%s) +%F) \
+		-v date=$$(date -u -d @$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || \
+			date +%s)} +%F) \
 		-f scripts/md2man.awk $< >$@
 
 # `make install` (PREFIX, DESTDIR): the binary, iomapdirty(8), the
@@ -253,11 +258,11 @@ INSTALLED := $(SBINDIR)/iomapdirty $(MANDIR)/man8/iomapdirty.8 $(UNITDIR)/$(UNIT
 	$(DATADIR)/grafana/iomapdirty-dashboard.json \
 	$(DOCDIR)/metrics.md $(DOCDIR)/fleet.md
 
-install: iomapdirty $(OUTPUT)/iomapdirty.8
+install: $(BIN) $(OUTPUT)/iomapdirty.8
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(UNITDIR) \
 		$(DESTDIR)$(DATADIR)/prometheus $(DESTDIR)$(DATADIR)/grafana $(DESTDIR)$(DOCDIR)
-	$(Q)install -m 0755 iomapdirty $(DESTDIR)$(SBINDIR)/iomapdirty
+	$(Q)install -m 0755 $(BIN) $(DESTDIR)$(SBINDIR)/iomapdirty
 	$(Q)install -m 0644 $(OUTPUT)/iomapdirty.8 $(DESTDIR)$(MANDIR)/man8/iomapdirty.8
 	$(Q)sed 's|@BINDIR@|$(SBINDIR)|g' deploy/systemd/$(UNIT).in >$(OUTPUT)/$(UNIT)
 	$(Q)install -m 0644 $(OUTPUT)/$(UNIT) $(DESTDIR)$(UNITDIR)/$(UNIT)

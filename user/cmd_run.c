@@ -293,7 +293,7 @@ static int sync_dev(uint32_t dev)
 		errno = ENOENT;
 		return -1;
 	}
-	fd = open(fi.mount, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = fsinfo_open(fi.mount, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) || kdev_make(major(st.st_dev), minor(st.st_dev)) != dev) {

@@ -1,13 +1,87 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Filesystem lookups: see fsinfo.h. */
+#define _GNU_SOURCE		/* O_PATH */
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <time.h>
+#include <unistd.h>
 #include "fsinfo.h"
+
+/*
+ * --path.rootfs DIR (node_exporter's flag): the host's root is mounted at
+ * DIR, as in a container. The mount table is then the host's,
+ * DIR/proc/1/mountinfo (the host's procfs is one of DIR's submounts, so
+ * no host PID namespace is needed), and every path opened after it (a
+ * mount point, a file's path, --mount) is a host path resolved inside DIR
+ * with RESOLVE_IN_ROOT: a host's absolute symlink cannot lead out of it.
+ */
+static int rootfs_fd = -1;
+
+int fsinfo_open(const char *path, int flags)
+{
+	struct open_how how = {
+		.flags = (unsigned int)(flags | O_CLOEXEC),
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+
+	if (rootfs_fd < 0)
+		return open(path, flags | O_CLOEXEC);
+	return syscall(SYS_openat2, rootfs_fd, path, &how, sizeof(how));
+}
+
+/* stat (flags 0) or lstat (O_NOFOLLOW) of a host path, inside DIR */
+static int host_fstat(const char *path, struct stat *st, int flags)
+{
+	int fd = fsinfo_open(path, O_PATH | flags), r;
+
+	if (fd < 0)
+		return -1;
+	r = fstat(fd, st);
+	close(fd);
+	return r;
+}
+
+int fsinfo_lstat(const char *path, struct stat *st)
+{
+	if (rootfs_fd < 0)
+		return fstatat(AT_FDCWD, path, st, AT_SYMLINK_NOFOLLOW);
+	return host_fstat(path, st, O_NOFOLLOW);
+}
+
+static int open_mountinfo(void)
+{
+	return fsinfo_open(rootfs_fd < 0 ? "/proc/self/mountinfo" : "/proc/1/mountinfo",
+			   O_RDONLY);
+}
+
+int fsinfo_set_rootfs(const char *dir, char *err, size_t len)
+{
+	int fd;
+
+	rootfs_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfs_fd < 0) {
+		snprintf(err, len, "--path.rootfs %s: %s", dir, strerror(errno));
+		return -ENOENT;
+	}
+	fd = open_mountinfo();
+	if (fd < 0) {
+		snprintf(err, len, "--path.rootfs %s: %s/proc/1/mountinfo: %s (the host's "
+			 "root must be mounted there with its submounts)", dir, dir,
+			 strerror(errno));
+		close(rootfs_fd);
+		rootfs_fd = -1;
+		return -ENOENT;
+	}
+	close(fd);
+	return 0;
+}
 
 void kdev_name(uint32_t dev, char *buf, size_t len)
 {
@@ -96,12 +170,16 @@ int mountinfo_parse(const char *line, struct mountinfo_line *m)
 static bool lookup_uncached(uint32_t dev, struct fsinfo *fi)
 {
 	char line[3 * 4096];
-	FILE *fp = fopen("/proc/self/mountinfo", "r");
+	int fd = open_mountinfo();
+	FILE *fp = fd < 0 ? NULL : fdopen(fd, "r");
 	struct mountinfo_line m;
 	bool found = false;
 
-	if (!fp)
+	if (!fp) {
+		if (fd >= 0)
+			close(fd);
 		return false;
+	}
 	while (!found && fgets(line, sizeof(line), fp)) {
 		if (mountinfo_parse(line, &m) || m.dev != dev)
 			continue;
@@ -115,8 +193,11 @@ static bool lookup_uncached(uint32_t dev, struct fsinfo *fi)
 	if (found) {
 		struct statvfs sv;
 
-		if (!statvfs(fi->mount, &sv))
+		fd = fsinfo_open(fi->mount, O_PATH | O_DIRECTORY);
+		if (fd >= 0 && !fstatvfs(fd, &sv))
 			fi->block_bytes = sv.f_bsize;
+		if (fd >= 0)
+			close(fd);
 	}
 	return found;
 }
@@ -137,7 +218,7 @@ int fsinfo_from_path(const char *path, struct fsinfo *fi, char *err, size_t len)
 	struct stat st;
 
 	memset(fi, 0, sizeof(*fi));
-	if (stat(path, &st)) {
+	if (rootfs_fd < 0 ? stat(path, &st) : host_fstat(path, &st, 0)) {
 		int ret = -errno;
 
 		snprintf(err, len, "%s: %s", path, strerror(-ret));
@@ -145,8 +226,9 @@ int fsinfo_from_path(const char *path, struct fsinfo *fi, char *err, size_t len)
 	}
 	fi->dev = kdev_make(major(st.st_dev), minor(st.st_dev));
 	if (!fsinfo_lookup_dev(fi->dev, fi)) {
-		snprintf(err, len, "%s: device %u:%u not found in /proc/self/mountinfo",
-			 path, major(st.st_dev), minor(st.st_dev));
+		snprintf(err, len, "%s: device %u:%u not found in %s", path, major(st.st_dev),
+			 minor(st.st_dev), rootfs_fd < 0 ? "/proc/self/mountinfo" :
+			 "the host's /proc/1/mountinfo");
 		return -ENOENT;
 	}
 	return check_iomap(fi, path, err, len);

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 struct fsinfo {
 	uint32_t dev;		/* kernel dev_t */
@@ -32,9 +33,19 @@ void kdev_name(uint32_t dev, char *buf, size_t len);
  */
 int fsinfo_from_path(const char *path, struct fsinfo *fi, char *err, size_t len);
 int fsinfo_from_dev(const char *majmin, struct fsinfo *fi, char *err, size_t len);
-/* Fills what /proc/self/mountinfo says of dev; false if not mounted. */
+/* Fills what the mount table says of dev; false if not mounted. */
 bool fsinfo_lookup_dev(uint32_t dev, struct fsinfo *fi);
 bool fstype_is_iomap(const char *fstype);
+
+/*
+ * --path.rootfs DIR: the host's root is mounted at DIR (fsinfo.c). 0, or
+ * -ENOENT with a message when DIR or DIR/proc/1/mountinfo cannot be opened.
+ */
+int fsinfo_set_rootfs(const char *dir, char *err, size_t len);
+/* open() of a host path (O_CLOEXEC added): under --path.rootfs, inside DIR */
+int fsinfo_open(const char *path, int flags);
+/* lstat() of a host path, the same way */
+int fsinfo_lstat(const char *path, struct stat *st);
 
 /* One line of /proc/self/mountinfo, its escapes (\040...) undone. */
 struct mountinfo_line {

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "accounting.h"
 #include "commands.h"
+#include "fsinfo.h"
 
 enum {
 	OPT_COMM = 0x100,
@@ -13,6 +14,7 @@ enum {
 	OPT_MAX_PAGES,
 	OPT_SHARED,
 	OPT_ACCOUNTING,
+	OPT_ROOTFS,
 };
 
 static const struct argp_option filter_options[] = {
@@ -31,6 +33,9 @@ static const struct argp_option filter_options[] = {
 	  "full (per-page records: application bytes per folio; default but for the "
 	  "exporter) or always-on (no per-page records: application bytes per file "
 	  "only, the rest from the kernel's dirty bitmap; cheapest)", 1 },
+	{ "path.rootfs", OPT_ROOTFS, "DIR", 0,
+	  "The host's root is mounted at DIR (in a container): mount points and paths "
+	  "are the host's, from DIR/proc/1/mountinfo", 1 },
 	{},
 };
 
@@ -68,6 +73,7 @@ static error_t filter_parse(int key, char *arg, struct argp_state *state)
 	struct session_opts *o = state->input;
 	unsigned long long v;
 	const char *why;
+	char err[8400];
 	int l;
 
 	switch (key) {
@@ -109,6 +115,10 @@ static error_t filter_parse(int key, char *arg, struct argp_state *state)
 		if (l < 0)
 			argp_error(state, "--accounting '%s': %s", arg, why);
 		o->accounting = l;
+		break;
+	case OPT_ROOTFS:
+		if (fsinfo_set_rootfs(arg, err, sizeof(err)))
+			argp_error(state, "%s", err);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "fsinfo.h"
 #include "pathcheck.h"
 
 struct checker {
@@ -45,7 +46,7 @@ static void *worker(void *arg)
 			pthread_cond_wait(&c->cond, &c->lock);
 		memcpy(path, c->path, sizeof(path));
 		pthread_mutex_unlock(&c->lock);
-		r = fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW);
+		r = fsinfo_lstat(path, &st);	/* the host's, under --path.rootfs */
 		err = r ? errno : 0;
 		pthread_mutex_lock(&c->lock);
 		c->st = st;
