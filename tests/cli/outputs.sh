@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Issue 27: the files iomapdirty writes and what CMD inherits from it. Each
+# check here failed on the code before the fix (docs/iomapdirty.md,
+# "Hostile input").
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib.sh
+source "$here/lib.sh"
+work=$(mktemp -d /tmp/cli_outputs.XXXXXX)
+chmod 755 "$work"
+cleanup() {
+	local p
+	for p in "${CLI_PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+	rm -rf "$work"
+}
+trap cleanup EXIT
+ran() { [[ -e $1 ]] && echo yes || echo no; }
+kind() { stat -c %F "$1" 2>/dev/null; }
+
+# ------------------------------------- 1. output targets: regular files only
+# A device node, a symbolic link, a FIFO, a directory: refused with exit 2
+# before CMD starts, and left as they were.
+t=$work/targets
+mkdir "$t"
+echo precious >"$t/victim"
+mknod "$t/node" c 1 3
+ln -s "$t/victim" "$t/link"
+ln -s /proc/self/fd/1 "$t/stdout_link"
+mkfifo "$t/fifo"
+mkdir "$t/dir"
+for name in node link stdout_link fifo dir; do
+	before=$(kind "$t/$name")
+	timeout 60 "$IOMAPDIRTY" run --shared -q --json "$t/$name" -- touch "$t/ran.$name" \
+		>/dev/null 2>"$t/$name.err"
+	check "target.run_json.$name.exit" 2 "$?"
+	check "target.run_json.$name.before_cmd" no "$(ran "$t/ran.$name")"
+	check "target.run_json.$name.kept" "$before" "$(kind "$t/$name")"
+	check_match "target.run_json.$name.message" "not a regular file: refused" "$(cat "$t/$name.err")"
+done
+check target.run_json.link_target_untouched precious "$(cat "$t/victim")"
+# an existing regular file is replaced; "-" is standard output
+echo old >"$t/old.json"
+"$IOMAPDIRTY" run --shared -q --json "$t/old.json" -- true 2>/dev/null
+check target.run_json.regular_replaced '"run" regular file' \
+	"$(jq .type "$t/old.json" 2>/dev/null) $(kind "$t/old.json")"
+out=$(cd "$t" && "$IOMAPDIRTY" run --shared -q --json - -- true 2>/dev/null)
+check target.run_json.dash_stdout '"run"' "$(jq .type <<<"$out" 2>/dev/null)"
+check target.run_json.dash_no_file no "$(ran "$t/-")"
+# report -o: the same rules (user/outfile.c)
+run=$t/old.json
+for name in node link fifo dir; do
+	before=$(kind "$t/$name")
+	"$IOMAPDIRTY" report "$run" -o "$t/$name" >/dev/null 2>"$t/r.$name.err"
+	check "target.report.$name.exit" 2 "$?"
+	check "target.report.$name.kept" "$before" "$(kind "$t/$name")"
+done
+check target.report.link_target_untouched precious "$(cat "$t/victim")"
+echo old >"$t/old.html"
+"$IOMAPDIRTY" report "$run" -o "$t/old.html" 2>/dev/null
+check target.report.regular_replaced "yes regular file" \
+	"$(grep -q '<html' "$t/old.html" && echo yes) $(kind "$t/old.html")"
+check target.report.dash_stdout yes \
+	"$("$IOMAPDIRTY" report "$run" -o - 2>/dev/null | grep -q '<html' && echo yes)"
+
+cli_finish
