@@ -192,15 +192,29 @@ static void read_files(struct walk *w, json_object *root, struct run_file *rf)
 	}
 }
 
-static void read_counters(json_object *o, struct run_counter *out, int *n, int max)
+/*
+ * The losses: every entry a non-negative integer. One that is not makes
+ * the file unreadable: skipping it would let the report say that every
+ * event was counted.
+ */
+static void read_counters(struct walk *w, json_object *o, struct run_counter *out,
+			  int *n, int max)
 {
-	if (!o || !json_object_is_type(o, json_type_object))
+	if (!o || json_object_is_type(o, json_type_null))
 		return;
+	if (!json_object_is_type(o, json_type_object)) {
+		walk_fail(w, "losses: not an object");
+		return;
+	}
 	json_object_object_foreach(o, key, v) {
-		if (*n >= max)
-			break;
-		if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0)
-			continue;
+		if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0) {
+			walk_fail(w, "losses.%.64s: not a non-negative integer", key);
+			return;
+		}
+		if (*n >= max) {
+			walk_fail(w, "losses: more than %d entries", max);
+			return;
+		}
 		snprintf(out[*n].name, sizeof(out[*n].name), "%s", key);
 		out[*n].value = json_object_get_uint64(v);
 		(*n)++;
@@ -282,7 +296,7 @@ static void read_run(struct walk *w, json_object *root, struct run_file *rf)
 	hists = walk_object(w, root, "", "histograms", true);
 	for (int h = 0; h < NR_HISTS && hists; h++)
 		read_hist(w, hists, h, rf);
-	read_counters(walk_member(root, "losses"), rf->losses, &rf->nlosses, RUN_MAX_LOSSES);
+	read_counters(w, walk_member(root, "losses"), rf->losses, &rf->nlosses, RUN_MAX_LOSSES);
 	read_run_fio(w, root, &rf->fio);
 }
 
