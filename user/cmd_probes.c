@@ -62,7 +62,7 @@ static int load_facts(const struct probes_args *a, struct kfacts *f)
 		facts_gather(f, a->no_trial ? TRIALS_NONE : TRIALS_ALL);
 		return EXIT_OK;
 	}
-	fp = fopen(a->facts_file, "r");
+	fp = fopen(a->facts_file, "re");
 	if (!fp) {
 		fprintf(stderr, "iomapdirty: %s: %s\n", a->facts_file, strerror(errno));
 		return EXIT_USAGE;

@@ -96,7 +96,7 @@ int mountinfo_parse(const char *line, struct mountinfo_line *m)
 static bool lookup_uncached(uint32_t dev, struct fsinfo *fi)
 {
 	char line[3 * 4096];
-	FILE *fp = fopen("/proc/self/mountinfo", "r");
+	FILE *fp = fopen("/proc/self/mountinfo", "re");
 	struct mountinfo_line m;
 	bool found = false;
 

@@ -62,4 +62,41 @@ check target.report.regular_replaced "yes regular file" \
 check target.report.dash_stdout yes \
 	"$("$IOMAPDIRTY" report "$run" -o - 2>/dev/null | grep -q '<html' && echo yes)"
 
+# ------------------------------ 2. CMD inherits no descriptor of the tool
+# The shell CMD lists its own descriptors: only 0, 1, 2 and the 3 the
+# caller passed; no run file, lock, BPF map or link of the tool's.
+fds=$(cd "$work" && "$IOMAPDIRTY" run --shared -q --user nobody --json "$work/fd.json" -- \
+	sh -c 'cd /proc/$$/fd && echo *' 3</dev/null 2>/dev/null)
+check fds.cmd_holds_only_its_own "0 1 2 3" "$fds"
+fds=$("$IOMAPDIRTY" run --shared -q -- sh -c 'cd /proc/$$/fd && echo *' 2>/dev/null)
+check fds.cmd_as_root "0 1 2" "$fds"
+
+# ------------------------------------- 5. the one atomic-output routine
+# mode from the umask (not a forced 0644)
+(umask 077 && "$IOMAPDIRTY" run --shared -q --json "$work/m.json" -- true 2>/dev/null)
+check outfile.run_json_mode_umask 600 "$(stat -c %a "$work/m.json")"
+(umask 027 && "$IOMAPDIRTY" report "$work/m.json" -o "$work/m.html" 2>/dev/null)
+check outfile.report_mode_umask 640 "$(stat -c %a "$work/m.html")"
+# killed with -9 while CMD runs: nothing left in the directory
+k=$work/kill9
+mkdir "$k"
+"$IOMAPDIRTY" run --shared -q --json "$k/r.json" -- sleep 30 >/dev/null 2>&1 &
+rpid=$!
+CLI_PIDS+=("$rpid")
+for _ in $(seq 100); do pgrep -P "$rpid" -x sleep >/dev/null && break; sleep 0.1; done
+kill -9 "$rpid"
+wait "$rpid" 2>/dev/null
+check outfile.kill9_leaves_nothing "" "$(ls -A "$k")"
+# the rename and the directory are synced (strace: fsync of the file, then
+# of the directory, after the rename)
+if command -v strace >/dev/null; then
+	strace -f -e trace=fsync,rename,renameat,renameat2 -o "$work/st" \
+		"$IOMAPDIRTY" report "$work/m.json" -o "$work/s.html" 2>/dev/null
+	check outfile.fsync_file_rename_fsync_dir "fsync rename fsync" \
+		"$(grep -oE '^[0-9]+ +(fsync|rename[a-z0-9]*)' "$work/st" | awk '{print $2}' |
+		   sed 's/rename.*/rename/' | tr '\n' ' ' | sed 's/ $//')"
+else
+	fail outfile.fsync_file_rename_fsync_dir "strace missing (scripts/install-deps.sh)"
+fi
+
 cli_finish
