@@ -75,8 +75,8 @@ check fds.cmd_as_root "0 1 2" "$fds"
 # mode from the umask (not a forced 0644)
 (umask 077 && "$IOMAPDIRTY" run --shared -q --json "$work/m.json" -- true 2>/dev/null)
 check outfile.run_json_mode_umask 600 "$(stat -c %a "$work/m.json")"
-(umask 027 && "$IOMAPDIRTY" report "$work/m.json" -o "$work/m.html" 2>/dev/null)
-check outfile.report_mode_umask 640 "$(stat -c %a "$work/m.html")"
+(umask 002 && "$IOMAPDIRTY" report "$work/m.json" -o "$work/m.html" 2>/dev/null)
+check outfile.report_mode_umask 664 "$(stat -c %a "$work/m.html")"
 # killed with -9 while CMD runs: nothing left in the directory
 k=$work/kill9
 mkdir "$k"
@@ -91,7 +91,7 @@ check outfile.kill9_leaves_nothing "" "$(ls -A "$k")"
 # of the directory, after the rename)
 if command -v strace >/dev/null; then
 	strace -f -e trace=fsync,rename,renameat,renameat2 -o "$work/st" \
-		"$IOMAPDIRTY" report "$work/m.json" -o "$work/s.html" 2>/dev/null
+		"$IOMAPDIRTY" run --shared -q --json "$work/s.json" -- true 2>/dev/null
 	check outfile.fsync_file_rename_fsync_dir "fsync rename fsync" \
 		"$(grep -oE '^[0-9]+ +(fsync|rename[a-z0-9]*)' "$work/st" | awk '{print $2}' |
 		   sed 's/rename.*/rename/' | tr '\n' ' ' | sed 's/ $//')"
