@@ -292,7 +292,8 @@ static int unwritten_total(struct session *s, struct unwritten_entry *u,
  * summary counts them; then what is still dirty, which is what the
  * summary cannot count.
  */
-static void writeback(struct session *s, bool wait, struct run_writeback *w)
+static void writeback(struct session *s, bool wait, struct run_writeback *w,
+		      sig_atomic_t signals_seen)
 {
 	static struct unwritten_entry u[RUN_MAX_FS];
 	double t0 = mono_seconds();
@@ -306,6 +307,8 @@ static void writeback(struct session *s, bool wait, struct run_writeback *w)
 
 			if (!dev || (i >= 0 && dev == s->fs.dev))
 				continue;
+			if (session_signals != signals_seen)
+				break;	/* a SIGINT/SIGTERM now: stop waiting */
 			if (sync_dev(dev)) {
 				fprintf(stderr, "iomapdirty: syncfs of %u:%u failed: %s\n",
 					kdev_major(dev), kdev_minor(dev), strerror(errno));
@@ -382,7 +385,8 @@ static int run_and_measure(struct session *s, void *args)
 	double t0;
 	struct snapshot d;
 	sigset_t unblocked;
-	int status = 0, ret;
+	int status = 0, ret, waited;
+	sig_atomic_t signals_seen;
 	time_t started = time(NULL);
 	char err[512];
 	pid_t pid;
@@ -408,7 +412,11 @@ static int run_and_measure(struct session *s, void *args)
 		session_drop_caps(CAPS_AFTER_ATTACH | CAP_MASK(CAP_KILL) |
 				  (jo.dirfd >= 0 ? CAP_MASK(CAP_DAC_OVERRIDE) |
 					     CAP_MASK(CAP_FOWNER) : 0));
-	if (pid < 0 || wait_child(pid, &status, &unblocked)) {
+	waited = pid >= 0 ? wait_child(pid, &status, &unblocked) : -1;
+	/* CMD is gone: a SIGINT or SIGTERM from now on is ours again */
+	signals_seen = session_signals;
+	sigprocmask(SIG_SETMASK, &unblocked, NULL);
+	if (waited) {
 		if (pid >= 0) {
 			perror("iomapdirty: waitpid");
 			ret = EXIT_RUNTIME;
@@ -418,7 +426,13 @@ static int run_and_measure(struct session *s, void *args)
 	}
 	ret = child_exit_code(status);
 	wb.command_seconds = mono_seconds() - t0;
-	writeback(s, !a->no_sync, &wb);
+	writeback(s, !a->no_sync, &wb, signals_seen);
+	if (session_signals != signals_seen) {
+		/* signalled during the wait: the summary so far, and the signal's status */
+		fprintf(stderr, "iomapdirty: signal %d after the command exited: the "
+			"wait for writeback was cut short\n", session_signal);
+		ret = 128 + session_signal;
+	}
 	run_meta_gather(&meta);
 	if (a->fio_json && fio_summary_load(a->fio_json, started, &meta.fio, err,
 					    sizeof(err))) {
