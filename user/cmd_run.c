@@ -143,6 +143,13 @@ static void exec_child(char **cmd, const struct run_user *u, pid_t parent,
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGCHLD, SIG_DFL);
+	/*
+	 * --user: a session of its own, with no controlling terminal, so the
+	 * user's command cannot push input into root's (TIOCSTI needs the
+	 * terminal to be the caller's controlling one) nor take it over.
+	 */
+	if (u->set && setsid() < 0)
+		goto fail;
 	if (drop_to_user(u))
 		goto fail;
 	/* after the uid change, which clears it; CMD never outlives us */
@@ -165,10 +172,12 @@ static void on_child(int sig)
  * Waits for the child with SIGINT, SIGTERM and SIGCHLD blocked except in
  * sigsuspend(), so no signal slips in between a check and the wait. A
  * first SIGINT or SIGTERM sent by another process is passed on; one from
- * the terminal already reached the child (same process group). A second
+ * the terminal already reached the child (same process group), except
+ * under --user (own_session: a session of its own), where it is passed on. A second
  * one kills CMD: its summary follows.
  */
-static int wait_child(pid_t pid, int *status, const sigset_t *unblocked)
+static int wait_child(pid_t pid, int *status, const sigset_t *unblocked,
+		      bool own_session)
 {
 	int handled = 0;
 	pid_t r;
@@ -180,7 +189,7 @@ static int wait_child(pid_t pid, int *status, const sigset_t *unblocked)
 		if (r < 0 && errno != EINTR)
 			return -1;
 		for (; handled < session_signals; handled++) {
-			if (handled == 0 && session_signal_pid) {
+			if (handled == 0 && (session_signal_pid || own_session)) {
 				kill(pid, session_signal);
 			} else if (handled > 0) {
 				fprintf(stderr, "iomapdirty: signalled again: "
@@ -412,7 +421,7 @@ static int run_and_measure(struct session *s, void *args)
 		session_drop_caps(CAPS_AFTER_ATTACH | CAP_MASK(CAP_KILL) |
 				  (jo.dirfd >= 0 ? CAP_MASK(CAP_DAC_OVERRIDE) |
 					     CAP_MASK(CAP_FOWNER) : 0));
-	waited = pid >= 0 ? wait_child(pid, &status, &unblocked) : -1;
+	waited = pid >= 0 ? wait_child(pid, &status, &unblocked, a->user.set) : -1;
 	/* CMD is gone: a SIGINT or SIGTERM from now on is ours again */
 	signals_seen = session_signals;
 	sigprocmask(SIG_SETMASK, &unblocked, NULL);

@@ -99,4 +99,16 @@ else
 	fail outfile.fsync_file_rename_fsync_dir "strace missing (scripts/install-deps.sh)"
 fi
 
+# ------------------------------ 3. run --user: no controlling terminal
+# under script(1) the tool has a terminal; CMD as nobody must not have it
+# as its controlling terminal (ps shows "?"), and TIOCSTI on it fails
+out=$(script -qec "$IOMAPDIRTY run --shared -q --user nobody -- sh -c 'ps -o tty= -p \$\$; ps -o sid= -p \$\$; echo pid \$\$'" /dev/null 2>/dev/null | tr -d '\r')
+check run_user.no_controlling_tty "?" "$(sed -n 1p <<<"$out" | tr -d ' ')"
+check run_user.own_session "$(sed -n 3p <<<"$out" | awk '{print $2}')" "$(sed -n 2p <<<"$out" | tr -d ' ')"
+out=$(script -qec "$IOMAPDIRTY run --shared -q --user nobody -- /usr/bin/python3 -c 'import fcntl, termios
+try:
+    fcntl.ioctl(0, termios.TIOCSTI, b\"#\"); print(\"pushed\")
+except OSError as e: print(\"refused\", e.errno)'" /dev/null 2>/dev/null | tr -d '\r')
+check_match run_user.tiocsti_refused "^refused" "$out"
+
 cli_finish
