@@ -88,7 +88,7 @@ static const struct argp_option exporter_options[] = {
  * ADDR:PORT with a numeric IPv4 address, [IPv6]:PORT, or localhost:PORT.
  * No name lookups: a daemon's listen address should not depend on DNS.
  */
-static int parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len)
+int parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len)
 {
 	const char *colon = strrchr(s, ':');
 	char host[64];

@@ -302,18 +302,32 @@ static void read_run(struct walk *w, json_object *root, struct run_file *rf)
 
 int run_file_load(const char *path, struct run_file *rf, char *err, size_t len)
 {
+	size_t n;
+	char *text = input_read_all(path, &n, NULL, err, len);
+	int ret;
+
+	if (!text) {
+		memset(rf, 0, sizeof(*rf));
+		return -1;
+	}
+	ret = run_file_parse(text, n, path, rf, err, len);
+	free(text);
+	return ret;
+}
+
+int run_file_parse(const char *text, size_t n, const char *path, struct run_file *rf,
+		   char *err, size_t len)
+{
 	struct walk w = { .file = path, .err = err, .len = len };
 	json_object *root;
-	size_t n;
-	char *text;
 
 	memset(rf, 0, sizeof(*rf));
 	rf->path = strdup(path);
-	text = input_read_all(path, &n, NULL, err, len);
-	if (!text || !rf->path)
+	if (!rf->path) {
+		snprintf(err, len, "out of memory");
 		goto fail;
+	}
 	root = walk_parse(text, n, &w);
-	free(text);
 	if (!root)
 		goto fail;
 	read_run(&w, root, rf);
