@@ -23,6 +23,7 @@ check_match exporter.close.ready "ready \(pid" "$(cat "$work/err")"
 pkill -TERM -P "$spid" -x iomapdirty 2>/dev/null || kill -TERM "$spid"
 bounded_wait "$spid" 30
 fd=$(grep -oE 'listen\(([0-9]+)' "$work/st" | head -1 | grep -oE '[0-9]+')
-n=$(grep -cE "close\($fd\)" "$work/st")
+# closes of that number after listen() (before it, the number was other files')
+n=$(awk -v fd="$fd" '/listen\(/ { on = 1 } on && index($0, "close(" fd ")") { n++ } END { print n + 0 }' "$work/st")
 check exporter.close.listen_fd_closed_once "1" "${fd:+$n}"
 cli_finish
