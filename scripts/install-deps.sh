@@ -7,7 +7,7 @@ set -euo pipefail
 pkgs=(clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
       libmicrohttpd-dev prometheus
       libncurses-dev libjson-c-dev xfsprogs fio jq tmux util-linux procps bpftrace
-      chromium python3 fdisk
+      chromium python3 fdisk strace dmsetup
       debhelper lintian mmdebstrap podman runc catatonit python3-yaml)
 if [ "${1:-}" = "--lab" ]; then
 	pkgs+=(linux-source-6.1 linux-source-6.12 build-essential bc bison flex

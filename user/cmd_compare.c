@@ -71,8 +71,8 @@ static int fit(const char *s, int cols, char *buf, size_t len)
 
 	text_sanitize(s, safe, sizeof(safe));
 	for (const unsigned char *p = (const unsigned char *)safe; *p;) {
-		unsigned int cp;
-		size_t k = utf8_seq(p, &cp);
+		uint32_t cp;
+		size_t k = utf8_decode(p, strlen((const char *)p), &cp);
 
 		if (used == cols - 1 && p[k]) {
 			if (n + 1 < len)

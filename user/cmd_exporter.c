@@ -88,7 +88,7 @@ static const struct argp_option exporter_options[] = {
  * ADDR:PORT with a numeric IPv4 address, [IPv6]:PORT, or localhost:PORT.
  * No name lookups: a daemon's listen address should not depend on DNS.
  */
-static int parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len)
+int parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len)
 {
 	const char *colon = strrchr(s, ':');
 	char host[64];
@@ -412,8 +412,7 @@ static int run_exporter(struct session *s, void *args)
 		a->listen);
 	wait_for_stop(&x, &a->sigs);
 	/* joins the polling threads: no scrape reads the engine after this */
-	MHD_stop_daemon(d);
-	close(a->fd);
+	MHD_stop_daemon(d);	/* closes the listening socket too */
 	textbuf_free(&x.body);
 	log_msg(LOG_LVL_INFO, "stopped after %llu scrapes", (unsigned long long)x.scrapes);
 	return EXIT_OK;

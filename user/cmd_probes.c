@@ -9,6 +9,12 @@
 #include "commands.h"
 #include "exitcodes.h"
 #include "json.h"
+#include "json_input.h"
+#include "safetext.h"
+#include <sys/stat.h>
+
+/* A facts file is a few hundred KiB; a larger one is not a facts file. */
+#define FACTS_MAX_BYTES	(16 << 20)
 
 struct probes_args {
 	bool json;
@@ -48,11 +54,28 @@ static error_t probes_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/* A message with text from the file, through the one sanitizer. */
+static void say_safe(const char *file, const char *msg)
+{
+	char safe[1024];
+
+	text_sanitize(msg, safe, sizeof(safe));
+	if (*file) {
+		char sfile[512];
+
+		text_sanitize(file, sfile, sizeof(sfile));
+		fprintf(stderr, "iomapdirty: %s: %s\n", sfile, safe);
+	} else {
+		fprintf(stderr, "iomapdirty: %s\n", safe);
+	}
+}
+
 static int load_facts(const struct probes_args *a, struct kfacts *f)
 {
-	char err[256];
+	char err[512];
+	struct stat st;
 	FILE *fp;
-	int ret;
+	int ret, fd;
 
 	if (!a->facts_file) {
 		if (!a->no_trial && session_check_privileges(err, sizeof(err))) {
@@ -62,15 +85,25 @@ static int load_facts(const struct probes_args *a, struct kfacts *f)
 		facts_gather(f, a->no_trial ? TRIALS_NONE : TRIALS_ALL);
 		return EXIT_OK;
 	}
-	fp = fopen(a->facts_file, "r");
+	/* a regular file, not through a symbolic link, of a bounded size */
+	fd = input_open(a->facts_file, err, sizeof(err));
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size > FACTS_MAX_BYTES) {
+		snprintf(err, sizeof(err), "%s: larger than %d MiB: not a facts file",
+			 a->facts_file, FACTS_MAX_BYTES >> 20);
+		close(fd);
+		fd = -1;
+	}
+	fp = fd >= 0 ? fdopen(fd, "r") : NULL;
 	if (!fp) {
-		fprintf(stderr, "iomapdirty: %s: %s\n", a->facts_file, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		say_safe("", err);
 		return EXIT_USAGE;
 	}
 	ret = facts_parse(f, fp, err, sizeof(err));
 	fclose(fp);
 	if (ret) {
-		fprintf(stderr, "iomapdirty: %s: %s\n", a->facts_file, err);
+		say_safe(a->facts_file, err);
 		return EXIT_USAGE;
 	}
 	return EXIT_OK;
@@ -105,12 +138,16 @@ static int run_probes(struct session *unused, void *args)
 		plan_write_json(&plan, &j);
 		json_object_end(&j);
 	} else {
-		printf("kernel: %s (%s)\n", facts.release, a->facts_file ? a->facts_file :
-		       "live facts and trial attaches");
+		char rel[256], src[512];
+
+		text_sanitize(facts.release, rel, sizeof(rel));
+		text_sanitize(a->facts_file ? a->facts_file : "live facts and trial attaches",
+			      src, sizeof(src));
+		printf("kernel: %s (%s)\n", rel, src);
 		plan_print_text(&plan, stdout);
 	}
 	if (!plan.ok)
-		fprintf(stderr, "iomapdirty: %s\n", plan.error);
+		say_safe("", plan.error);
 	return plan.ok ? EXIT_OK : EXIT_UNSUPPORTED;
 }
 

@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <libgen.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -27,6 +26,7 @@
 #include "exitcodes.h"
 #include "fio_results.h"
 #include "fsinfo.h"
+#include "outfile.h"
 #include "report.h"
 #include "run_meta.h"
 
@@ -39,13 +39,6 @@ struct run_user {
 	gid_t gid;
 	gid_t groups[RUN_MAX_GROUPS];
 	int ngroups;
-};
-
-/* --json FILE: a temporary file next to FILE, made before CMD starts. */
-struct json_out {
-	const char *path;
-	char tmp[4096];
-	int fd;
 };
 
 #define RUN_MAX_FS	256
@@ -150,6 +143,13 @@ static void exec_child(char **cmd, const struct run_user *u, pid_t parent,
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGCHLD, SIG_DFL);
+	/*
+	 * --user: a session of its own, with no controlling terminal, so the
+	 * user's command cannot push input into root's (TIOCSTI needs the
+	 * terminal to be the caller's controlling one) nor take it over.
+	 */
+	if (u->set && setsid() < 0)
+		goto fail;
 	if (drop_to_user(u))
 		goto fail;
 	/* after the uid change, which clears it; CMD never outlives us */
@@ -172,10 +172,12 @@ static void on_child(int sig)
  * Waits for the child with SIGINT, SIGTERM and SIGCHLD blocked except in
  * sigsuspend(), so no signal slips in between a check and the wait. A
  * first SIGINT or SIGTERM sent by another process is passed on; one from
- * the terminal already reached the child (same process group). A second
+ * the terminal already reached the child (same process group), except
+ * under --user (own_session: a session of its own), where it is passed on. A second
  * one kills CMD: its summary follows.
  */
-static int wait_child(pid_t pid, int *status, const sigset_t *unblocked)
+static int wait_child(pid_t pid, int *status, const sigset_t *unblocked,
+		      bool own_session)
 {
 	int handled = 0;
 	pid_t r;
@@ -187,7 +189,7 @@ static int wait_child(pid_t pid, int *status, const sigset_t *unblocked)
 		if (r < 0 && errno != EINTR)
 			return -1;
 		for (; handled < session_signals; handled++) {
-			if (handled == 0 && session_signal_pid) {
+			if (handled == 0 && (session_signal_pid || own_session)) {
 				kill(pid, session_signal);
 			} else if (handled > 0) {
 				fprintf(stderr, "iomapdirty: signalled again: "
@@ -201,71 +203,38 @@ static int wait_child(pid_t pid, int *status, const sigset_t *unblocked)
 
 /*
  * The output file is checked before CMD starts (a typo must not lose a
- * long benchmark's results): a temporary file is made next to it now
- * with mkstemp (O_EXCL: never a planted file or symlink), written,
- * fsynced and renamed over FILE at the end.
+ * long benchmark's results, and a device or a link is refused now, not
+ * after the run): outfile.c's one routine for every file written.
  */
-static int json_out_open(struct json_out *o, const char *path)
+static int json_out_open(struct out_file *o, const char *path)
 {
-	char dir[4096], base[4096];
-	struct stat st;
+	char err[1024], safe[1024];
 
-	o->path = path;
-	o->fd = -1;
+	memset(o, 0, sizeof(*o));
+	o->dirfd = -1;
 	if (!path)
 		return 0;
-	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "iomapdirty: --json %s: is a directory\n", path);
-		return -1;
-	}
-	snprintf(dir, sizeof(dir), "%s", path);
-	snprintf(base, sizeof(base), "%s", path);
-	if (snprintf(o->tmp, sizeof(o->tmp), "%s/.%s.XXXXXX", dirname(dir),
-		     basename(base)) >= (int)sizeof(o->tmp)) {
-		fprintf(stderr, "iomapdirty: --json %s: name too long\n", path);
-		return -1;
-	}
-	o->fd = mkstemp(o->tmp);
-	if (o->fd < 0) {
-		fprintf(stderr, "iomapdirty: --json %s: cannot create a file in its "
-			"directory: %s\n", path, strerror(errno));
-		return -1;
-	}
-	fchmod(o->fd, 0644);
-	return 0;
+	if (out_file_open(o, path, err, sizeof(err)))
+		return 0;
+	text_sanitize(err, safe, sizeof(safe));
+	fprintf(stderr, "iomapdirty: --json %s\n", safe);
+	return -1;
 }
 
-static void json_out_abort(struct json_out *o)
-{
-	if (o->fd < 0)
-		return;
-	unlink(o->tmp);
-	close(o->fd);
-	o->fd = -1;
-}
-
-/* Writes the temporary file, fsync, rename: readers never see a partial file. */
-static int write_json_file(struct json_out *o, struct session *s, const struct snapshot *d,
+/* The run file, written whole: readers never see a partial file. */
+static int write_json_file(struct out_file *o, struct session *s, const struct snapshot *d,
 			   const struct run_meta *meta)
 {
 	struct report_ctx rc = s->report;
-	FILE *f = fdopen(o->fd, "w");
-	int bad;
+	char err[1024], safe[1024];
 
-	if (!f) {
-		fprintf(stderr, "iomapdirty: cannot write %s: %s\n", o->path, strerror(errno));
-		json_out_abort(o);
-		return -1;
-	}
 	rc.paths = &s->engine;	/* the run file names its files */
 	rc.extra_json = run_meta_write_json;
 	rc.extra_arg = meta;
-	report_json(f, "run", 0, d, &rc);
-	bad = fflush(f) || ferror(f) || fsync(fileno(f));
-	o->fd = -1;
-	if (fclose(f) || bad || rename(o->tmp, o->path)) {
-		fprintf(stderr, "iomapdirty: cannot write %s: %s\n", o->path, strerror(errno));
-		unlink(o->tmp);
+	report_json(o->f, "run", 0, d, &rc);
+	if (out_file_commit(o, err, sizeof(err))) {
+		text_sanitize(err, safe, sizeof(safe));
+		fprintf(stderr, "iomapdirty: %s\n", safe);
 		return -1;
 	}
 	return 0;
@@ -332,7 +301,8 @@ static int unwritten_total(struct session *s, struct unwritten_entry *u,
  * summary counts them; then what is still dirty, which is what the
  * summary cannot count.
  */
-static void writeback(struct session *s, bool wait, struct run_writeback *w)
+static void writeback(struct session *s, bool wait, struct run_writeback *w,
+		      sig_atomic_t signals_seen)
 {
 	static struct unwritten_entry u[RUN_MAX_FS];
 	double t0 = mono_seconds();
@@ -346,6 +316,8 @@ static void writeback(struct session *s, bool wait, struct run_writeback *w)
 
 			if (!dev || (i >= 0 && dev == s->fs.dev))
 				continue;
+			if (session_signals != signals_seen)
+				break;	/* a SIGINT/SIGTERM now: stop waiting */
 			if (sync_dev(dev)) {
 				fprintf(stderr, "iomapdirty: syncfs of %u:%u failed: %s\n",
 					kdev_major(dev), kdev_minor(dev), strerror(errno));
@@ -416,13 +388,14 @@ static pid_t start_child(const struct run_args *a, int *ret)
 static int run_and_measure(struct session *s, void *args)
 {
 	const struct run_args *a = args;
-	struct json_out jo;
+	struct out_file jo;
 	struct run_meta meta;
 	struct run_writeback wb = {};
 	double t0;
 	struct snapshot d;
 	sigset_t unblocked;
-	int status = 0, ret;
+	int status = 0, ret, waited;
+	sig_atomic_t signals_seen;
 	time_t started = time(NULL);
 	char err[512];
 	pid_t pid;
@@ -432,7 +405,7 @@ static int run_and_measure(struct session *s, void *args)
 		return EXIT_USAGE;
 	sigprocmask(SIG_SETMASK, NULL, &unblocked);
 	if (session_exiting) {	/* signalled while attaching: CMD never starts */
-		json_out_abort(&jo);
+		out_file_abort(&jo);
 		return 128 + session_signal;
 	}
 	t0 = mono_seconds();
@@ -446,19 +419,29 @@ static int run_and_measure(struct session *s, void *args)
 	 */
 	if (pid >= 0)
 		session_drop_caps(CAPS_AFTER_ATTACH | CAP_MASK(CAP_KILL) |
-				  (jo.path ? CAP_MASK(CAP_DAC_OVERRIDE) |
+				  (jo.dirfd >= 0 ? CAP_MASK(CAP_DAC_OVERRIDE) |
 					     CAP_MASK(CAP_FOWNER) : 0));
-	if (pid < 0 || wait_child(pid, &status, &unblocked)) {
+	waited = pid >= 0 ? wait_child(pid, &status, &unblocked, a->user.set) : -1;
+	/* CMD is gone: a SIGINT or SIGTERM from now on is ours again */
+	signals_seen = session_signals;
+	sigprocmask(SIG_SETMASK, &unblocked, NULL);
+	if (waited) {
 		if (pid >= 0) {
 			perror("iomapdirty: waitpid");
 			ret = EXIT_RUNTIME;
 		}
-		json_out_abort(&jo);
+		out_file_abort(&jo);
 		return ret;
 	}
 	ret = child_exit_code(status);
 	wb.command_seconds = mono_seconds() - t0;
-	writeback(s, !a->no_sync, &wb);
+	writeback(s, !a->no_sync, &wb, signals_seen);
+	if (session_signals != signals_seen) {
+		/* signalled during the wait: the summary so far, and the signal's status */
+		fprintf(stderr, "iomapdirty: signal %d after the command exited: the "
+			"wait for writeback was cut short\n", session_signal);
+		ret = 128 + session_signal;
+	}
 	run_meta_gather(&meta);
 	if (a->fio_json && fio_summary_load(a->fio_json, started, &meta.fio, err,
 					    sizeof(err))) {
@@ -471,7 +454,7 @@ static int run_and_measure(struct session *s, void *args)
 
 	if (engine_summary(&s->engine, &d)) {
 		fprintf(stderr, "iomapdirty: reading the counters failed\n");
-		json_out_abort(&jo);
+		out_file_abort(&jo);
 		return EXIT_RUNTIME;
 	}
 	s->report.run = &wb;	/* the summary says what was waited for */
@@ -483,10 +466,10 @@ static int run_and_measure(struct session *s, void *args)
 		if (report_flush(stderr))
 			ret = ret ? ret : EXIT_RUNTIME;
 	}
-	if (jo.path && write_json_file(&jo, s, &d, &meta))
+	if (jo.f && write_json_file(&jo, s, &d, &meta))
 		ret = ret ? ret : EXIT_RUNTIME;
 	s->report.run = NULL;
-	json_out_abort(&jo);
+	out_file_abort(&jo);
 	snapshot_free(&d);
 	return ret;
 }

@@ -499,8 +499,18 @@ static int run_top(struct session *s, void *args)
 
 	if (!batch) {
 		setlocale(LC_ALL, "");
-		/* a core dump would leave the terminal raw: end cleanly */
-		session_catch_signal(SIGQUIT);
+		/*
+		 * Every terminating signal that can be caught ends the loop
+		 * and restores the terminal (SIGINT and SIGTERM: main.c): a
+		 * closed ssh session or tmux kill-session (SIGHUP), a core
+		 * dump (SIGQUIT) would leave it raw.
+		 */
+		static const int term_sigs[] = { SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
+						 SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU,
+						 SIGXFSZ, SIGPIPE };
+
+		for (size_t i = 0; i < sizeof(term_sigs) / sizeof(term_sigs[0]); i++)
+			session_catch_signal(term_sigs[i]);
 		screen = newterm(NULL, stdout, stdin);
 		if (!screen) {
 			fprintf(stderr, "iomapdirty: cannot use the terminal "

@@ -62,5 +62,8 @@ extern const struct argp sampling_argp;
 int parse_u64(const char *s, unsigned long long min, unsigned long long max,
 	      unsigned long long *out);
 int parse_seconds(const char *s, double *out);
+struct sockaddr_storage;
+/* exporter --listen: ADDR:PORT, [IPv6]:PORT, localhost:PORT (cmd_exporter.c) */
+int parse_listen(const char *s, struct sockaddr_storage *ss, unsigned int *len);
 
 #endif

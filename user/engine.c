@@ -151,7 +151,7 @@ static int attach_hook(struct engine *e, enum hook i, char *err, size_t errlen)
 static uint64_t read_u64_file(const char *path, bool *ok)
 {
 	unsigned long long v;
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen(path, "re");
 
 	*ok = f && fscanf(f, "%llu", &v) == 1;
 	if (f)
@@ -168,7 +168,7 @@ static uint64_t cgroup_room(void)
 {
 	char line[4096], dir[4096 + 64], path[4096 + 128];
 	uint64_t room = UINT64_MAX;
-	FILE *f = fopen("/proc/self/cgroup", "r");
+	FILE *f = fopen("/proc/self/cgroup", "re");
 
 	while (f && fgets(line, sizeof(line), f)) {
 		const char *lim, *use;
@@ -218,7 +218,7 @@ static uint64_t mem_available(void)
 	char line[256];
 	unsigned long long kb;
 	uint64_t v = UINT64_MAX;
-	FILE *f = fopen("/proc/meminfo", "r");
+	FILE *f = fopen("/proc/meminfo", "re");
 
 	while (f && fgets(line, sizeof(line), f))
 		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)

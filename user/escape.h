@@ -12,13 +12,6 @@
 #include <stdio.h>
 #include "safetext.h"
 
-/*
- * Length of the valid UTF-8 sequence at s (1-4), or 0 if s does not start
- * one (overlong, surrogate, truncated, above U+10FFFF); *cp gets the code
- * point.
- */
-size_t utf8_seq(const unsigned char *s, unsigned int *cp);
-
 /* text_sanitize(): one sanitizer for every terminal, in safetext.h */
 
 /* s sanitized as above, then '\' before each of \ | ` * _ [ ] < > #. */
@@ -26,7 +19,8 @@ void markdown_escape(FILE *out, const char *s);
 
 /*
  * s as HTML text or attribute value: & < > " ' as entities, controls
- * and invalid UTF-8 as U+FFFD.
+ * (codepoint_is_control(): C0, C1, bidirectional overrides...) and
+ * invalid UTF-8 as U+FFFD.
  */
 void html_escape(FILE *out, const char *s);
 

@@ -172,7 +172,7 @@ static void gather_kallsyms(struct kfacts *f)
 	static char iobuf[1 << 20];
 	char line[512];
 	bool exact[FACT_MAX_FUNCS] = {}, clone[FACT_MAX_FUNCS] = {};
-	FILE *fp = fopen(f->kallsyms_path ? f->kallsyms_path : "/proc/kallsyms", "r");
+	FILE *fp = fopen(f->kallsyms_path ? f->kallsyms_path : "/proc/kallsyms", "re");
 
 	if (!fp)
 		return;
@@ -208,10 +208,10 @@ static void gather_ftrace(struct kfacts *f)
 		NULL,
 	};
 	char line[512], sym[256];
-	FILE *fp = f->ftrace_path ? fopen(f->ftrace_path, "r") : NULL;
+	FILE *fp = f->ftrace_path ? fopen(f->ftrace_path, "re") : NULL;
 
 	for (int i = 0; !f->ftrace_path && paths[i] && !fp; i++)
-		fp = fopen(paths[i], "r");
+		fp = fopen(paths[i], "re");
 	if (!fp)
 		return;		/* traceable stays unknown (-1) */
 	for (int i = 0; i < f->nr_funcs; i++)

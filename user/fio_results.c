@@ -46,11 +46,9 @@ int fio_summary_load(const char *path, time_t not_before, struct fio_summary *fs
 		     char *err, size_t len)
 {
 	time_t mtime = 0;
-	struct walk w = { .file = path, .err = err, .len = len };
-	json_object *root, *jobs;
-	const char *start;
-	size_t n, njobs;
+	size_t n;
 	char *text;
+	int ret;
 
 	memset(fs, 0, sizeof(*fs));
 	text = input_read_all(path, &n, &mtime, err, len);
@@ -62,6 +60,20 @@ int fio_summary_load(const char *path, time_t not_before, struct fio_summary *fs
 		free(text);
 		return -1;
 	}
+	ret = fio_summary_parse(text, n, path, fs, err, len);
+	free(text);
+	return ret;
+}
+
+int fio_summary_parse(const char *text, size_t n, const char *path,
+		      struct fio_summary *fs, char *err, size_t len)
+{
+	struct walk w = { .file = path, .err = err, .len = len };
+	json_object *root, *jobs;
+	const char *start;
+	size_t njobs;
+
+	memset(fs, 0, sizeof(*fs));
 	/* fio may print notes before the document: it starts at a line's '{' */
 	for (start = text; *start && *start != '{';) {
 		const char *nl = strchr(start, '\n');
@@ -69,7 +81,6 @@ int fio_summary_load(const char *path, time_t not_before, struct fio_summary *fs
 		start = nl ? nl + 1 : start + strlen(start);
 	}
 	root = walk_parse(start, n - (start - text), &w);
-	free(text);
 	if (!root)
 		return -1;
 	jobs = walk_member(root, "jobs");

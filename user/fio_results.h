@@ -36,5 +36,8 @@ struct fio_summary {
  */
 int fio_summary_load(const char *path, time_t not_before, struct fio_summary *fs,
 		     char *err, size_t len);
+/* The same from text (n bytes, NUL-terminated); path names it in err. */
+int fio_summary_parse(const char *text, size_t n, const char *path,
+		      struct fio_summary *fs, char *err, size_t len);
 
 #endif

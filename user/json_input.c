@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +101,69 @@ fail:
 	return NULL;
 }
 
+/* Whether the digits [p, end) exceed 2^64 - 1 (leading zeros aside). */
+static bool digits_above_u64(const char *p, const char *end)
+{
+	static const char max[] = "18446744073709551615";
+	size_t len;
+
+	while (p < end - 1 && *p == '0')
+		p++;
+	len = end - p;
+	return len > sizeof(max) - 1 || (len == sizeof(max) - 1 && memcmp(p, max, len) > 0);
+}
+
+/*
+ * What json-c takes without a word and a run file must not hold: NaN and
+ * Infinity (not JSON), and integers beyond 64 bits (json-c clamps them to
+ * the largest value). Refused with the key they belong to.
+ */
+static int scan_literals(const char *text, size_t n, struct walk *w)
+{
+	const char *p = text, *end = text + n, *key = NULL, *str = NULL;
+	size_t key_len = 0, str_len = 0;
+
+	while (p < end) {
+		const char *q;
+
+		if (*p == '"') {
+			for (q = p + 1; q < end && *q != '"'; q++)
+				if (*q == '\\' && q + 1 < end)
+					q++;
+			str = p + 1;
+			str_len = q - str;
+			p = q + 1;
+			continue;
+		}
+		if (*p == ':' && str) {
+			key = str;
+			key_len = str_len;
+		}
+		if (*p == 'N' || *p == 'I') {
+			walk_fail(w, "%.*s: NaN or Infinity is not a JSON number (byte %zu)",
+				  (int)(key_len > 64 ? 64 : key_len), key ? key : "(top)",
+				  (size_t)(p - text));
+			return -1;
+		}
+		if (*p == '-' || (*p >= '0' && *p <= '9')) {
+			bool integer = true;
+
+			for (q = p + (*p == '-'); q < end && strchr("0123456789.eE+-", *q); q++)
+				integer &= *q >= '0' && *q <= '9';
+			if (integer && digits_above_u64(p + (*p == '-'), q)) {
+				walk_fail(w, "%.*s: integer beyond 64 bits (byte %zu)",
+					  (int)(key_len > 64 ? 64 : key_len), key ? key : "(top)",
+					  (size_t)(p - text));
+				return -1;
+			}
+			p = q;
+			continue;
+		}
+		p++;
+	}
+	return 0;
+}
+
 json_object *walk_parse(const char *text, size_t n, struct walk *w)
 {
 	struct json_tokener *tok = json_tokener_new();
@@ -115,6 +179,10 @@ json_object *walk_parse(const char *text, size_t n, struct walk *w)
 	e = json_tokener_get_error(tok);
 	end = json_tokener_get_parse_end(tok);
 	json_tokener_free(tok);
+	if (root && e == json_tokener_success && scan_literals(text, n, w)) {
+		json_object_put(root);
+		return NULL;
+	}
 	if (!root || e != json_tokener_success) {
 		if (e == json_tokener_continue)
 			walk_fail(w, "not JSON: the document ends early");
@@ -201,6 +269,10 @@ void walk_double(struct walk *w, json_object *o, const char *where,
 		return;
 	}
 	out->v = json_object_get_double(v);
+	if (!isfinite(out->v)) {	/* 1e400 */
+		walk_fail(w, "%s%s: not a finite number", where, key);
+		return;
+	}
 	out->known = true;
 }
 

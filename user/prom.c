@@ -9,6 +9,7 @@
 #include "buckets.h"
 #include "engine.h"
 #include "prom.h"
+#include "safetext.h"
 #include "report.h"
 
 #define NS	"iomapdirty_"
@@ -78,27 +79,16 @@ void textbuf_printf(struct textbuf *tb, const char *fmt, ...)
 
 /* ------------------------------------------------------------ labels */
 
-/* Length of the valid, printable UTF-8 sequence at s, or 0. */
+/*
+ * Length of the valid UTF-8 sequence at s that is no control (safetext.c's
+ * decoder and list, as every output), or 0.
+ */
 static int utf8_printable_len(const unsigned char *s)
 {
 	uint32_t cp;
-	int n;
+	int n = utf8_decode(s, strnlen((const char *)s, 4), &cp);
 
-	if (s[0] >= 0x20 && s[0] < 0x7f)
-		return 1;
-	if (s[0] < 0xc2 || s[0] > 0xf4)
-		return 0;	/* controls, DEL, continuation, overlong lead */
-	n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2;
-	cp = s[0] & (0x7f >> n);
-	for (int i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;	/* also stops at the terminating NUL */
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0x80 && cp < 0xa0))
-		return 0;	/* overlong, out of range, surrogate, C1 control */
-	return n;
+	return n && !codepoint_is_control(cp) ? n : 0;
 }
 
 size_t prom_escape_label(const char *str, char *buf, size_t len)

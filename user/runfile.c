@@ -192,15 +192,29 @@ static void read_files(struct walk *w, json_object *root, struct run_file *rf)
 	}
 }
 
-static void read_counters(json_object *o, struct run_counter *out, int *n, int max)
+/*
+ * The losses: every entry a non-negative integer. One that is not makes
+ * the file unreadable: skipping it would let the report say that every
+ * event was counted.
+ */
+static void read_counters(struct walk *w, json_object *o, struct run_counter *out,
+			  int *n, int max)
 {
-	if (!o || !json_object_is_type(o, json_type_object))
+	if (!o || json_object_is_type(o, json_type_null))
 		return;
+	if (!json_object_is_type(o, json_type_object)) {
+		walk_fail(w, "losses: not an object");
+		return;
+	}
 	json_object_object_foreach(o, key, v) {
-		if (*n >= max)
-			break;
-		if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0)
-			continue;
+		if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0) {
+			walk_fail(w, "losses.%.64s: not a non-negative integer", key);
+			return;
+		}
+		if (*n >= max) {
+			walk_fail(w, "losses: more than %d entries", max);
+			return;
+		}
 		snprintf(out[*n].name, sizeof(out[*n].name), "%s", key);
 		out[*n].value = json_object_get_uint64(v);
 		(*n)++;
@@ -282,24 +296,38 @@ static void read_run(struct walk *w, json_object *root, struct run_file *rf)
 	hists = walk_object(w, root, "", "histograms", true);
 	for (int h = 0; h < NR_HISTS && hists; h++)
 		read_hist(w, hists, h, rf);
-	read_counters(walk_member(root, "losses"), rf->losses, &rf->nlosses, RUN_MAX_LOSSES);
+	read_counters(w, walk_member(root, "losses"), rf->losses, &rf->nlosses, RUN_MAX_LOSSES);
 	read_run_fio(w, root, &rf->fio);
 }
 
 int run_file_load(const char *path, struct run_file *rf, char *err, size_t len)
 {
+	size_t n;
+	char *text = input_read_all(path, &n, NULL, err, len);
+	int ret;
+
+	if (!text) {
+		memset(rf, 0, sizeof(*rf));
+		return -1;
+	}
+	ret = run_file_parse(text, n, path, rf, err, len);
+	free(text);
+	return ret;
+}
+
+int run_file_parse(const char *text, size_t n, const char *path, struct run_file *rf,
+		   char *err, size_t len)
+{
 	struct walk w = { .file = path, .err = err, .len = len };
 	json_object *root;
-	size_t n;
-	char *text;
 
 	memset(rf, 0, sizeof(*rf));
 	rf->path = strdup(path);
-	text = input_read_all(path, &n, NULL, err, len);
-	if (!text || !rf->path)
+	if (!rf->path) {
+		snprintf(err, len, "out of memory");
 		goto fail;
+	}
 	root = walk_parse(text, n, &w);
-	free(text);
 	if (!root)
 		goto fail;
 	read_run(&w, root, rf);

@@ -91,6 +91,9 @@ struct run_file {
  * what is wrong in err (missing, not JSON, unknown schema, not a run).
  */
 int run_file_load(const char *path, struct run_file *rf, char *err, size_t len);
+/* The same from text (n bytes, NUL-terminated); path names it in err. */
+int run_file_parse(const char *text, size_t n, const char *path, struct run_file *rf,
+		   char *err, size_t len);
 void run_file_free(struct run_file *rf);
 uint64_t run_file_losses(const struct run_file *rf);
 

@@ -72,7 +72,7 @@ int trial_kprobe(const char *func)
 	struct perf_event_attr attr = {};
 	char buf[32] = {};
 	int type, fd, n;
-	int tfd = open("/sys/bus/event_source/devices/kprobe/type", O_RDONLY);
+	int tfd = open("/sys/bus/event_source/devices/kprobe/type", O_RDONLY | O_CLOEXEC);
 
 	if (tfd < 0)
 		return -ENOENT;

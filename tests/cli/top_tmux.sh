@@ -294,8 +294,9 @@ type_line "stty -g > $work/stty.after"
 wait_file "$work/stty.after" 10
 check top.tmux.tty_modes_restored "$(cat "$work/stty.before")" "$(cat "$work/stty.after" 2>/dev/null)"
 
-# Ctrl-C (SIGINT from the terminal) and SIGTERM leave the terminal clean too
-for sig in INT TERM; do
+# Ctrl-C (SIGINT from the terminal), SIGTERM, and SIGHUP (a closed ssh
+# session, tmux kill-session) leave the terminal clean too
+for sig in INT TERM HUP; do
 	rm -f "$work/rc" "$work/stty.after"
 	type_line "clear; $IOMAPDIRTY top --mount $mnt -i 1 $shared; echo TOP_EXIT=\$? > $work/rc"
 	if ! wait_for 90 "sort: WB desc"; then
@@ -307,7 +308,7 @@ for sig in INT TERM; do
 	if [[ $sig == INT ]]; then
 		tm send-keys -t top:0.0 C-c
 	else
-		kill -TERM "$TOP_PID"
+		kill -"$sig" "$TOP_PID"
 	fi
 	if wait_file "$work/rc" 20; then
 		check "top.tmux.sig$sig.exit_status" TOP_EXIT=0 "$(cat "$work/rc")"

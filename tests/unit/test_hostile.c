@@ -6,7 +6,9 @@
  * RFC 3629 (UTF-8), RFC 8259 (JSON) and proc(5) (mountinfo escapes).
  */
 #include <stdlib.h>
+#include "escape.h"
 #include "facts.h"
+#include "prom.h"
 #include "fsinfo.h"
 #include "json.h"
 #include "plan.h"
@@ -119,8 +121,79 @@ static void not_measured(void)
 	facts_release(&f);
 }
 
+/* UTF-8 of cp into b (NUL-terminated); its length. */
+static int utf8_encode(uint32_t cp, char *b)
+{
+	int n = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+
+	if (n == 1)
+		b[0] = cp;
+	else
+		b[0] = (char)((0xf00 >> n) & 0xff) | (cp >> (6 * (n - 1)));
+	for (int i = 1; i < n; i++)
+		b[i] = 0x80 | ((cp >> (6 * (n - 1 - i))) & 0x3f);
+	b[n] = '\0';
+	return n;
+}
+
+/*
+ * Issue 27 item 11: every output (terminal text, HTML, Prometheus labels)
+ * lets through exactly the characters safetext's list does not call
+ * controls, for every code point: one decoder, one list. The characters
+ * each output writes as its own syntax (\\ " & < > ') are not controls and
+ * are left out; what matters is that the control set is one.
+ */
+static void one_control_set(void)
+{
+	unsigned long bad_text = 0, bad_html = 0, bad_prom = 0, controls = 0;
+	uint32_t first_html = 0, first_prom = 0, first_text = 0;
+	char in[8], out[64], *h = NULL;
+	size_t hl = 0;
+
+	for (uint32_t cp = 1; cp <= 0x10ffff; cp++) {
+		bool ctl = codepoint_is_control(cp), t, ht, pt;
+		FILE *f;
+		int n;
+
+		if ((cp >= 0xd800 && cp <= 0xdfff) || (cp < 0x80 && strchr("\\\"&<>'", (int)cp)))
+			continue;
+		n = utf8_encode(cp, in);
+		controls += ctl;
+		text_sanitize(in, out, sizeof(out));
+		t = strcmp(out, in) != 0;
+		f = open_memstream(&h, &hl);
+		html_escape(f, in);
+		fclose(f);
+		ht = strcmp(h, in) != 0;
+		free(h);
+		h = NULL;
+		prom_escape_label(in, out, sizeof(out));
+		pt = strcmp(out, in) != 0;
+		if (t != ctl && !bad_text++)
+			first_text = cp;
+		if (ht != ctl && !bad_html++)
+			first_html = cp;
+		if (pt != ctl && !bad_prom++)
+			first_prom = cp;
+		(void)n;
+	}
+	CHECK(controls > 0x20 + 0x21 + 5 + 4, "controls: C0, DEL, C1, bidi overrides, isolates");
+	CHECK_U64(bad_text, 0, "text_sanitize escapes exactly the controls (first off: U+%04X)",
+		  first_text);
+	CHECK_U64(bad_html, 0, "html_escape replaces exactly the controls (first off: U+%04X)",
+		  first_html);
+	CHECK_U64(bad_prom, 0, "prom_escape_label escapes exactly the controls (first off: U+%04X)",
+		  first_prom);
+	for (uint32_t cp = 0x202a; cp <= 0x202e; cp++)
+		CHECK(codepoint_is_control(cp), "U+%04X (bidi override) is a control", cp);
+	for (uint32_t cp = 0x2066; cp <= 0x2069; cp++)
+		CHECK(codepoint_is_control(cp), "U+%04X (bidi isolate) is a control", cp);
+	CHECK(codepoint_is_control(0x85) && codepoint_is_control(0x9b), "C1 controls");
+}
+
 int main(void)
 {
+	one_control_set();
 	names();
 	json_paths();
 	mountinfo();

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Issue 27 item 7: `probes --facts FILE` reads a regular file only, never
+# through a symbolic link, of a bounded size, and what it echoes from the
+# file (the release, a rejected line) goes through the one sanitizer. No BPF.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib.sh
+source "$here/lib.sh"
+work=$(mktemp -d /tmp/cli_facts.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+good=$CLI_TOP/tests/fixtures/family-d-6.18-this-machine.facts
+ESC=$'\x1b'
+
+"$IOMAPDIRTY" probes --facts "$good" >/dev/null 2>&1
+check facts.good_file 0 "$?"
+ln -s "$good" "$work/link.facts"
+err=$("$IOMAPDIRTY" probes --facts "$work/link.facts" 2>&1 >/dev/null)
+check facts.symlink_refused_exit 2 "$?"
+check_match facts.symlink_refused_says "symbolic link" "$err"
+timeout 10 "$IOMAPDIRTY" probes --facts /dev/zero >/dev/null 2>&1
+check facts.dev_zero_refused_exit 2 "$?"
+mkfifo "$work/fifo"
+timeout 10 "$IOMAPDIRTY" probes --facts "$work/fifo" >/dev/null 2>&1
+check facts.fifo_refused_exit 2 "$?"
+{ cat "$good"; head -c 17M /dev/zero | tr '\0' '#'; } >"$work/big.facts"
+err=$(timeout 20 "$IOMAPDIRTY" probes --facts "$work/big.facts" 2>&1 >/dev/null)
+check facts.too_large_exit 2 "$?"
+check_match facts.too_large_says "larger than" "$err"
+# echoed text: escapes, never raw
+{ echo "release 6.1${ESC}[31mred"; grep -v '^release' "$good"; } >"$work/rel.facts"
+out=$("$IOMAPDIRTY" probes --facts "$work/rel.facts" 2>&1)
+check facts.release_no_raw_escape no "$(grep -q "$ESC" <<<"$out" && echo yes || echo no)"
+check_match facts.release_shown_escaped 'kernel: 6\.1\\x1b\[31mred' "$out"
+{ cat "$good"; printf 'bogus %s]0;owned\a line\n' "$ESC"; } >"$work/line.facts"
+out=$("$IOMAPDIRTY" probes --facts "$work/line.facts" 2>&1)
+check facts.rejected_line_exit 2 "$?"
+check facts.rejected_line_no_raw_escape no \
+	"$(grep -q "[$ESC$(printf '\a')]" <<<"$out" && echo yes || echo no)"
+check_match facts.rejected_line_escaped 'bogus \\x1b\]0;owned\\x07' "$out"
+cli_finish
