@@ -13,9 +13,10 @@ ARCH := $(shell uname -m | sed 's/x86_64/x86/' | sed 's/aarch64/arm64/')
 CFLAGS ?= -g -O2
 CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11
 INCLUDES := -I$(OUTPUT) -Iinclude -Iuser
-# libmicrohttpd: the exporter's HTTP server (user/cmd_exporter.c); json-c: compare and report read run files
+# libmicrohttpd: the exporter's HTTP server (user/exporter_http.c), with libcrypt's
+# crypt(3) for its bcrypt passwords; json-c: compare and report read run files
 LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lncursesw -ljson-c \
-	$(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd) -lpthread
+	$(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd) -lcrypt -lpthread
 # vmlinux.h of the target architecture (kprobes read that arch's pt_regs)
 VMLINUX_DIR ?= vmlinux
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall \
@@ -36,7 +37,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/
 .DELETE_ON_ERROR:
 .PHONY: all clean check unit unit-bins e2e-bins demo deps vmcheck vmcheck-all static \
 	static-ppc64le mutants asan fuzz fuzz-bins install uninstall
-all: iomapdirty $(OUTPUT)/iomapdirty.8
+all: iomapdirty $(OUTPUT)/iomapdirty.8 $(OUTPUT)/tests/http_serve
 
 $(OUTPUT) $(OUTPUT)/tests:
 	$(Q)mkdir -p $@
@@ -101,7 +102,7 @@ static: $(IOMAPDIRTY_STATIC) $(WORKLOAD_STATIC)
 
 # The lab runs no exporter, and a static libmicrohttpd drags in gnutls:
 # the static binary has a stand-in exporter command that says so.
-STATIC_OBJS := $(filter-out $(OUTPUT)/cmd_exporter.o,$(USER_OBJS)) \
+STATIC_OBJS := $(filter-out $(OUTPUT)/cmd_exporter.o $(OUTPUT)/exporter_%.o,$(USER_OBJS)) \
 	$(OUTPUT)/exporter_absent.o
 
 $(OUTPUT)/exporter_absent.o: user/static/exporter_absent.c | $(OUTPUT)
@@ -131,6 +132,11 @@ $(OUTPUT)/tests/%: tests/unit/%.c $(USER_OBJS) | $(OUTPUT)/tests
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -MF $(OUTPUT)/$*.test.d $(INCLUDES) -Itests/unit \
 		$< $(USER_OBJS) $(LIBS) -o $@
+
+# The exporter's HTTP server alone, for tests/exporter/web.sh (no BPF).
+$(OUTPUT)/tests/http_serve: tests/exporter/http_serve.c $(USER_OBJS) | $(OUTPUT)/tests
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) $< $(USER_OBJS) $(LIBS) -o $@
 
 # The same user-space code with AddressSanitizer and UBSan, in its own
 # build directory: make check runs the unit tests and the CLI suite with it.
@@ -249,7 +255,7 @@ INSTALLED := $(SBINDIR)/iomapdirty $(MANDIR)/man8/iomapdirty.8 $(UNITDIR)/$(UNIT
 	$(DATADIR)/grafana/iomapdirty-dashboard.json \
 	$(DOCDIR)/metrics.md $(DOCDIR)/fleet.md
 
-install: iomapdirty $(OUTPUT)/iomapdirty.8
+install: iomapdirty $(OUTPUT)/iomapdirty.8 $(OUTPUT)/tests/http_serve
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(UNITDIR) \
 		$(DESTDIR)$(DATADIR)/prometheus $(DESTDIR)$(DATADIR)/grafana $(DESTDIR)$(DOCDIR)
