@@ -14,9 +14,10 @@ CFLAGS ?= -g -O2
 CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11
 INCLUDES := -I$(OUTPUT) -Iinclude -Iuser
 # libmicrohttpd: the exporter's HTTP server (user/exporter_http.c), with libcrypt's
-# crypt(3) for its bcrypt passwords; json-c: compare and report read run files
+# crypt(3) for its bcrypt passwords and libsystemd's sd_notify(3) for Type=notify; json-c: compare and report read run files
 LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lncursesw -ljson-c \
-	$(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd) -lcrypt -lpthread
+	$(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd) -lcrypt \
+	$(shell pkg-config --libs libsystemd 2>/dev/null || echo -lsystemd) -lpthread
 # vmlinux.h of the target architecture (kprobes read that arch's pt_regs)
 VMLINUX_DIR ?= vmlinux
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall \

@@ -24,9 +24,11 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+#include <systemd/sd-daemon.h>
 #include "commands.h"
 #include "exitcodes.h"
 #include "exporter_http.h"
+#include "exporter_progstats.h"
 #include "log.h"
 #include "prom.h"
 #include "version.h"
@@ -44,6 +46,8 @@ struct exporter_args {
 	double cache_seconds;
 	unsigned int top_files;
 	struct conn_limits limits;
+	const char *web_config_file;	/* NULL: plain HTTP, no authentication */
+	struct web_config wc;
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
 	int fd;			/* the listening socket, bound by prepare */
@@ -70,6 +74,7 @@ enum {
 	OPT_MAX_CONNS,
 	OPT_MAX_PER_ADDR,
 	OPT_REQUEST_TIMEOUT,
+	OPT_WEB_CONFIG,
 };
 
 static const struct argp_option exporter_options[] = {
@@ -77,6 +82,10 @@ static const struct argp_option exporter_options[] = {
 	  "Serve /metrics on ADDR:PORT (default " EXPORTER_DEFAULT_LISTEN "; IPv6 as "
 	  "[ADDR]:PORT; all interfaces only when asked: 0.0.0.0:PORT or [::]:PORT)", 0 },
 	{ "listen", OPT_LISTEN, NULL, OPTION_ALIAS, NULL, 0 },
+	{ "web.config.file", OPT_WEB_CONFIG, "FILE", 0,
+	  "TLS and basic authentication, in prometheus/exporter-toolkit's web "
+	  "configuration format: tls_server_config (cert_file, key_file) and "
+	  "basic_auth_users (bcrypt hashes) only; any other key is refused", 0 },
 	{ "web.max-connections", OPT_MAX_CONNS, "N", 0,
 	  "Serve at most N connections at once (1 to 4096, default 512); more are "
 	  "closed at accept and counted", 0 },
@@ -163,8 +172,9 @@ static error_t exporter_parse(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case OPT_LISTEN:
 		if (parse_listen(arg, &a->addr, &a->addrlen))
-			argp_error(state, "--web.listen-address, --listen wants ADDR:PORT (numeric IPv4, [IPv6] or "
-				   "localhost; port 1-65535), got '%s'", arg);
+			argp_error(state, "--web.listen-address, --listen wants ADDR:PORT "
+				   "(numeric IPv4, [IPv6] or localhost; port 1-65535), got '%s'",
+				   arg);
 		a->listen = arg;
 		break;
 	case OPT_CACHE:
@@ -189,6 +199,9 @@ static error_t exporter_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--web.request-timeout wants 1 to 600 seconds, got "
 				   "'%s'", arg);
 		a->limits.deadline_s = v;
+		break;
+	case OPT_WEB_CONFIG:
+		a->web_config_file = arg;
 		break;
 	case OPT_LOG_LEVEL:
 		l = log_level_parse(arg);
@@ -265,6 +278,7 @@ static int refresh_body(struct exporter *x)
 		return ret;
 	}
 	textbuf_reset(&x->body);
+	progstats_render(&x->s->engine, &x->body);
 	if (!prom_render(&x->body, &snap, &x->pc)) {
 		log_msg(LOG_LVL_WARN, "rendering /metrics failed (over %u bytes or out of "
 			"memory)", EXPORTER_MAX_BODY);
@@ -349,6 +363,7 @@ static int run_exporter(struct session *s, void *args)
 	struct exporter x = { .s = s, .a = a, .lock = PTHREAD_MUTEX_INITIALIZER };
 	struct http_opts ho = {
 		.listen_fd = a->fd, .family = a->addr.ss_family, .limits = a->limits,
+		.wc = &a->wc,
 		.metrics = metrics_body, .data = &x,
 	};
 	struct http_server *h;
@@ -364,12 +379,18 @@ static int run_exporter(struct session *s, void *args)
 		return EXIT_RUNTIME;
 	}
 	log_msg(LOG_LVL_INFO, "accounting level \"%s\"", accounting_level_names[a->so.accounting]);
-	log_msg(LOG_LVL_INFO, "ready (pid %d): serving http://%s/metrics", getpid(),
-		a->listen);
+	log_msg(LOG_LVL_INFO, "ready (pid %d): serving %s://%s/metrics%s", getpid(),
+		a->wc.cert_pem ? "https" : "http", a->listen,
+		a->wc.nusers ? " (basic authentication)" : "");
 	http_set_ready(h);
+	/* systemd (Type=notify): started once attached; a no-op elsewhere */
+	sd_notifyf(0, "READY=1\nSTATUS=serving %s, accounting level %s\nMAINPID=%d",
+		   a->listen, accounting_level_names[a->so.accounting], getpid());
 	wait_for_stop(&x, &a->sigs);
+	sd_notify(0, "STOPPING=1");
 	/* joins the polling threads: no scrape reads the engine after this */
 	http_stop(h);
+	web_config_free(&a->wc);
 	close(a->fd);
 	textbuf_free(&x.body);
 	log_msg(LOG_LVL_INFO, "stopped after %llu scrapes", (unsigned long long)x.scrapes);
@@ -385,9 +406,16 @@ static int run_exporter(struct session *s, void *args)
 static int prepare_exporter(void *args)
 {
 	struct exporter_args *a = args;
+	char err[768];
 
 	if (!a->addrlen)
 		parse_listen(a->listen, &a->addr, &a->addrlen);
+	/* read as root, before anything is attached: a bad file is a usage error */
+	if (a->web_config_file &&
+	    web_config_load(a->web_config_file, &a->wc, err, sizeof(err))) {
+		log_msg(LOG_LVL_ERROR, "--web.config.file %s", err);
+		return EXIT_USAGE;
+	}
 	sigemptyset(&a->sigs);
 	sigaddset(&a->sigs, SIGTERM);
 	sigaddset(&a->sigs, SIGINT);

@@ -5,7 +5,8 @@
  * clients against it without attaching anything (no instance lock).
  *
  * usage: http_serve PORT DEADLINE_S MAX PER_ADDR [WEB_CONFIG]
- * Prints "ready (pid N)" on stderr once serving; stops on SIGTERM.
+ * Prints "ready (pid N)" on stderr once serving; stops on SIGTERM. With
+ * HTTP_SERVE_NOT_READY set, /-/ready stays 503 (an exporter attaching).
  */
 #include <arpa/inet.h>
 #include <signal.h>
@@ -56,7 +57,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "http_serve: %s\n", err);
 		return 6;
 	}
-	http_set_ready(h);
+	if (!getenv("HTTP_SERVE_NOT_READY"))	/* as before the exporter attached */
+		http_set_ready(h);
 	fprintf(stderr, "http_serve: ready (pid %d)\n", getpid());
 	sigwait(&sigs, &sig);
 	http_stop(h);
