@@ -150,7 +150,9 @@ unsigned int conns_sweep(struct conn_table *t, uint64_t now_ns)
 	for (unsigned int i = 0; i < t->nslots; i++) {
 		struct conn_slot *s = &t->slots[i];
 
-		if (s->key && !s->cut && now_ns - s->start_ns > limit) {
+		/* now_ns was read before the lock: a connection started while
+		 * we waited for it is younger than now_ns, never overdue */
+		if (s->key && !s->cut && now_ns > s->start_ns && now_ns - s->start_ns > limit) {
 			cut(s);
 			n++;
 		}
