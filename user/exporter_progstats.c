@@ -3,6 +3,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include "exporter_progstats.h"
@@ -35,6 +36,23 @@ static void family(struct textbuf *tb, const char *name, const char *type, const
 	textbuf_printf(tb, "# HELP " NS "%s %s\n# TYPE " NS "%s %s\n", name, help, name, type);
 }
 
+/* One counter family, a series per program: the u64 at off in its info. */
+static void per_program(struct textbuf *tb, const struct prog_stat *ps, int n,
+			const char *name, const char *help, size_t off, bool ns_to_s)
+{
+	family(tb, name, "counter", help);
+	for (int i = 0; i < n; i++) {
+		__u64 v = *(const __u64 *)((const char *)&ps[i].info + off);
+
+		if (ns_to_s)
+			textbuf_printf(tb, NS "%s{program=\"%s\"} %.9f\n", name, ps[i].name,
+				       v / 1e9);
+		else
+			textbuf_printf(tb, NS "%s{program=\"%s\"} %llu\n", name, ps[i].name,
+				       (unsigned long long)v);
+	}
+}
+
 void progstats_render(struct engine *e, struct textbuf *tb)
 {
 	static struct prog_stat ps[MAX_PROGS];	/* the caller serializes renders */
@@ -59,23 +77,16 @@ void progstats_render(struct engine *e, struct textbuf *tb)
 	       "kernel.bpf_stats_enabled=1 does, at a few ns per program run); -1: unknown");
 	textbuf_printf(tb, NS "bpf_stats_enabled %d\n", enabled);
 	if (enabled == 1) {
-		family(tb, "bpf_program_run_seconds_total", "counter",
-		       "Time the kernel spent running this program since it was loaded "
-		       "(while kernel.bpf_stats_enabled was 1)");
-		for (int i = 0; i < n; i++)
-			textbuf_printf(tb, NS "bpf_program_run_seconds_total{program=\"%s\"} "
-				       "%.9f\n", ps[i].name, ps[i].info.run_time_ns / 1e9);
-		family(tb, "bpf_program_runs_total", "counter",
-		       "Runs of this program since it was loaded (while "
-		       "kernel.bpf_stats_enabled was 1)");
-		for (int i = 0; i < n; i++)
-			textbuf_printf(tb, NS "bpf_program_runs_total{program=\"%s\"} %llu\n",
-				       ps[i].name, (unsigned long long)ps[i].info.run_cnt);
+		per_program(tb, ps, n, "bpf_program_run_seconds_total", "Time the kernel spent "
+			    "running this program since it was loaded (while "
+			    "kernel.bpf_stats_enabled was 1)",
+			    offsetof(struct bpf_prog_info, run_time_ns), true);
+		per_program(tb, ps, n, "bpf_program_runs_total", "Runs of this program since "
+			    "it was loaded (while kernel.bpf_stats_enabled was 1)",
+			    offsetof(struct bpf_prog_info, run_cnt), false);
 	}
-	family(tb, "bpf_program_recursion_misses_total", "counter",
-	       "Runs of this program the kernel skipped because it was already running on "
-	       "the CPU (events lost to the program)");
-	for (int i = 0; i < n; i++)
-		textbuf_printf(tb, NS "bpf_program_recursion_misses_total{program=\"%s\"} %llu\n",
-			       ps[i].name, (unsigned long long)ps[i].info.recursion_misses);
+	per_program(tb, ps, n, "bpf_program_recursion_misses_total", "Runs of this program "
+		    "the kernel skipped because it was already running on the CPU (events "
+		    "lost to the program)", offsetof(struct bpf_prog_info, recursion_misses),
+		    false);
 }

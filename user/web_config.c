@@ -47,7 +47,8 @@ static int fail(struct reader *r, const char *fmt, ...)
 
 bool web_config_is_bcrypt(const char *s)
 {
-	static const char b64[] = "./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	static const char b64[] =
+		"./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 	int cost;
 
 	if (strlen(s) != 60 || s[0] != '$' || s[1] != '2' || !strchr("aby", s[2]) ||

@@ -157,11 +157,7 @@ mkdir -p "$work/rules"
 for f in "$top"/deploy/prometheus/*.yml; do
 	[[ -f $f && $f != *_test.yml ]] && cp "$f" "$work/rules/"
 done
-prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" \
-	--web.listen-address="127.0.0.1:$pport" --log.level=warn \
-	>"$work/prometheus.log" 2>&1 &
-prom_pid=$!
-KILL_PIDS+=("$prom_pid")
+prom_start "$pport"
 ready=no
 for i in $(seq 300); do
 	curl -sf --max-time 1 "http://127.0.0.1:$pport/-/ready" >/dev/null && { ready=yes; break; }

@@ -172,11 +172,7 @@ scrape_configs:
     static_configs:
       - targets: ["127.0.0.1:$port"]
 YML
-	prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" \
-		--web.listen-address="127.0.0.1:$pport" --log.level=warn \
-		>"$work/prometheus.log" 2>&1 &
-	prom_pid=$!
-	KILL_PIDS+=("$prom_pid")
+	prom_start "$pport"
 	v=
 	for _ in $(seq 100); do
 		v=$(curl -s --max-time 1 --data-urlencode 'query=http_serve_body{job="tls"} + up{job="tls"}' \
