@@ -7,6 +7,9 @@
  * usage: http_serve PORT DEADLINE_S MAX PER_ADDR [WEB_CONFIG]
  * Prints "ready (pid N)" on stderr once serving; stops on SIGTERM. With
  * HTTP_SERVE_NOT_READY set, /-/ready stays 503 (an exporter attaching).
+ * With HTTP_SERVE_PRIVSEP set, as the exporter serves: the server in a
+ * child as nobody without capabilities (exporter_privsep.c), the body
+ * from this process; "child (pid N)" on stderr.
  */
 #include <arpa/inet.h>
 #include <signal.h>
@@ -14,11 +17,39 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "exporter_http.h"
+#include "exporter_privsep.h"
 
 static int fixed_body(void *data, struct textbuf *out)
 {
 	textbuf_printf(out, "# TYPE http_serve_body gauge\nhttp_serve_body 1\n");
 	return 0;
+}
+
+
+static int privsep_main(struct http_opts *o)
+{
+	struct privsep ps;
+	char err[256];
+	sigset_t sigs;
+
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	if (privsep_start(&ps, o, 65534, 65534, err, sizeof(err))) {
+		fprintf(stderr, "http_serve: %s\n", err);
+		return 6;
+	}
+	privsep_ready(&ps);
+	fprintf(stderr, "http_serve: child (pid %d)\nhttp_serve: ready (pid %d)\n", ps.child,
+		getpid());
+	for (;;) {
+		struct timespec now = { 0 };
+
+		if (privsep_serve(&ps, 200, fixed_body, NULL) || sigtimedwait(&sigs, NULL, &now) > 0)
+			break;
+	}
+	return privsep_stop(&ps);
 }
 
 int main(int argc, char **argv)
@@ -48,6 +79,8 @@ int main(int argc, char **argv)
 		perror("http_serve: bind");
 		return 7;
 	}
+	if (getenv("HTTP_SERVE_PRIVSEP"))
+		return privsep_main(&o);
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGTERM);
 	sigaddset(&sigs, SIGINT);

@@ -189,6 +189,49 @@ else
 	fail web.tls.start "$(tail -2 "$work/tls.err")"
 fi
 
+# --- least privilege: the server in a child, as nobody, no capability ------
+# (exporter_privsep.c; the harness's parent stands for the exporter's
+# privileged part and renders the body)
+port=$(free_port)
+if HTTP_SERVE_PRIVSEP=1 exp_start privsep "$SERVE" "$port" 10 512 16; then
+	parent=$EXP_PID
+	child=$(sed -n 's/^http_serve: child (pid \([0-9]*\))$/\1/p' "$work/privsep.err")
+	st=/proc/$child/status
+	check web.privsep.child_of_parent "$parent" "$(awk '/^PPid:/ { print $2 }' "$st" 2>/dev/null)"
+	check web.privsep.child_uid_not_0 "65534 65534 65534 65534" \
+		"$(awk '/^Uid:/ { print $2, $3, $4, $5 }' "$st")"
+	check web.privsep.child_no_groups "" "$(awk '/^Groups:/ { $1 = ""; print }' "$st" | tr -d ' ')"
+	check web.privsep.child_no_capability "0000000000000000 0000000000000000" \
+		"$(awk '/^Cap(Eff|Prm):/ { printf "%s ", $2 }' "$st" | sed 's/ $//')"
+	check web.privsep.child_no_new_privs 1 "$(awk '/^NoNewPrivs:/ { print $2 }' "$st")"
+	# no thread of the child has a capability either
+	check web.privsep.child_threads_no_capability "0000000000000000" \
+		"$(awk '/^CapEff:/ { print $2 }' /proc/"$child"/task/*/status | sort -u | tr '\n' ' ' | tr -d ' ')"
+	check web.privsep.parent_not_listening 0 \
+		"$(ss -Hltnp "sport = :$port" | grep -c "pid=$parent,")"
+	curl -s --max-time 2 -o "$work/privsep.metrics" "http://127.0.0.1:$port/metrics"
+	check web.privsep.body_from_parent 1 "$(metric http_serve_body "$work/privsep.metrics")"
+	check web.privsep.ready 200 "$(curl -s --max-time 2 -o /dev/null -w '%{http_code}' \
+		"http://127.0.0.1:$port/-/ready")"
+	exp_stop_pid "$parent"
+	check web.privsep.stop "exit 0" "$STOPPED"
+	check web.privsep.child_gone_with_parent no "$(kill -0 "$child" 2>/dev/null && echo yes || echo no)"
+	check web.privsep.port_closed 0 "$(ss -Hltn "sport = :$port" | grep -c .)"
+else
+	fail web.privsep.start "$(tail -2 "$work/privsep.err")"
+fi
+# the privileged part killed outright: the child ends too (parent-death signal)
+port=$(free_port)
+if HTTP_SERVE_PRIVSEP=1 exp_start privkill "$SERVE" "$port" 10 512 16; then
+	child=$(sed -n 's/^http_serve: child (pid \([0-9]*\))$/\1/p' "$work/privkill.err")
+	kill -KILL "$EXP_PID"
+	for _ in $(seq 20); do kill -0 "$child" 2>/dev/null || break; sleep 0.1; done
+	check web.privsep.child_ends_with_killed_parent no \
+		"$(kill -0 "$child" 2>/dev/null && echo yes || echo no)"
+else
+	fail web.privsep.kill_start "$(tail -2 "$work/privkill.err")"
+fi
+
 # the exporter refuses what it does not support, naming it, before attaching
 printf 'tls_server_config:\n  cert_file: a\n  key_file: b\n  min_version: TLS13\n' \
 	>"$work/bad.yml"
