@@ -15,6 +15,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <pwd.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@
 #include "commands.h"
 #include "exitcodes.h"
 #include "exporter_http.h"
+#include "exporter_privsep.h"
 #include "exporter_progstats.h"
 #include "log.h"
 #include "prom.h"
@@ -38,6 +40,7 @@
 #define EXPORTER_MAX_PER_ADDR	16	/* open at once from one address */
 #define EXPORTER_REQUEST_TIMEOUT_S	10	/* a whole request */
 #define EXPORTER_MAX_BODY	HTTP_MAX_BODY
+#define EXPORTER_WEB_USER	"nobody"	/* the HTTP server's process runs as */
 #define EXPORTER_MAX_TOP_FILES	100
 
 struct exporter_args {
@@ -48,6 +51,9 @@ struct exporter_args {
 	struct conn_limits limits;
 	const char *web_config_file;	/* NULL: plain HTTP, no authentication */
 	struct web_config wc;
+	struct privsep ps;		/* the HTTP server's process */
+	uid_t web_uid;
+	gid_t web_gid;
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
 	int fd;			/* the listening socket, bound by prepare */
@@ -333,27 +339,39 @@ static void fill_prom_ctx(struct exporter *x)
 	};
 }
 
-/* Waits for SIGTERM or SIGINT (blocked in every thread); flushes meanwhile. */
-static void wait_for_stop(struct exporter *x, const sigset_t *sigs)
+/*
+ * Until SIGTERM or SIGINT (blocked in every thread): answers the HTTP
+ * child's requests and flushes every second. EXIT_OK, or EXIT_RUNTIME
+ * when the child is gone.
+ */
+static int serve_until_stop(struct exporter *x, struct privsep *ps, const sigset_t *sigs)
 {
-	for (;;) {
-		struct timespec tick = { .tv_sec = 1 };
-		siginfo_t si;
-		int sig = sigtimedwait(sigs, &si, &tick);
+	uint64_t flushed = mono_ns();
 
-		if (sig == SIGHUP) {
+	for (;;) {
+		struct timespec now = { 0 };
+		siginfo_t si;
+		int sig = sigtimedwait(sigs, &si, &now);
+
+		if (sig == SIGHUP)
 			log_msg(LOG_LVL_INFO, "SIGHUP from pid %d: nothing to reload, still "
 				"serving", si.si_pid);
-			continue;
-		}
 		if (sig == SIGTERM || sig == SIGINT) {
 			log_msg(LOG_LVL_INFO, "%s from pid %d: stopping",
 				sig == SIGTERM ? "SIGTERM" : "SIGINT", si.si_pid);
-			return;
+			return EXIT_OK;
 		}
-		pthread_mutex_lock(&x->lock);
-		engine_flush(&x->s->engine, ENGINE_FLUSH_IDLE_NS);
-		pthread_mutex_unlock(&x->lock);
+		if (privsep_serve(ps, 200, metrics_body, x)) {
+			log_msg(LOG_LVL_ERROR, "the HTTP server process (pid %d) ended or "
+				"broke the protocol: stopping", ps->child);
+			return EXIT_RUNTIME;
+		}
+		if (mono_ns() - flushed >= 1000000000ull) {
+			pthread_mutex_lock(&x->lock);
+			engine_flush(&x->s->engine, ENGINE_FLUSH_IDLE_NS);
+			pthread_mutex_unlock(&x->lock);
+			flushed = mono_ns();
+		}
 	}
 }
 
@@ -361,39 +379,62 @@ static int run_exporter(struct session *s, void *args)
 {
 	struct exporter_args *a = args;
 	struct exporter x = { .s = s, .a = a, .lock = PTHREAD_MUTEX_INITIALIZER };
-	struct http_opts ho = {
-		.listen_fd = a->fd, .family = a->addr.ss_family, .limits = a->limits,
-		.wc = &a->wc,
-		.metrics = metrics_body, .data = &x,
-	};
-	struct http_server *h;
-	char err[256];
+	int ret, child;
 
 	textbuf_init(&x.body, EXPORTER_MAX_BODY);
 	fill_prom_ctx(&x);
-	h = http_start(&ho, err, sizeof(err));
-	if (!h) {
-		log_msg(LOG_LVL_ERROR, "cannot start the HTTP server on %s: %s", a->listen, err);
-		close(a->fd);
-		textbuf_free(&x.body);
-		return EXIT_RUNTIME;
-	}
 	log_msg(LOG_LVL_INFO, "accounting level \"%s\"", accounting_level_names[a->so.accounting]);
-	log_msg(LOG_LVL_INFO, "ready (pid %d): serving %s://%s/metrics%s", getpid(),
-		a->wc.cert_pem ? "https" : "http", a->listen,
-		a->wc.nusers ? " (basic authentication)" : "");
-	http_set_ready(h);
+	privsep_ready(&a->ps);
+	log_msg(LOG_LVL_INFO, "ready (pid %d): serving %s://%s/metrics%s from pid %d as uid %u",
+		getpid(), a->wc.cert_pem ? "https" : "http", a->listen,
+		a->wc.nusers ? " (basic authentication)" : "", a->ps.child,
+		(unsigned int)a->web_uid);
 	/* systemd (Type=notify): started once attached; a no-op elsewhere */
 	sd_notifyf(0, "READY=1\nSTATUS=serving %s, accounting level %s\nMAINPID=%d",
 		   a->listen, accounting_level_names[a->so.accounting], getpid());
-	wait_for_stop(&x, &a->sigs);
+	ret = serve_until_stop(&x, &a->ps, &a->sigs);
 	sd_notify(0, "STOPPING=1");
-	/* joins the polling threads: no scrape reads the engine after this */
-	http_stop(h);
+	child = privsep_stop(&a->ps);
+	if (child && ret == EXIT_OK)
+		log_msg(LOG_LVL_WARN, "the HTTP server process exited with %d", child);
 	web_config_free(&a->wc);
-	close(a->fd);
 	textbuf_free(&x.body);
 	log_msg(LOG_LVL_INFO, "stopped after %llu scrapes", (unsigned long long)x.scrapes);
+	return ret;
+}
+
+static struct privsep *web_child;
+
+/* Whatever the exit (a failed attach returns from main): the child too. */
+static void stop_web_child(void)
+{
+	if (web_child)
+		privsep_stop(web_child);
+}
+
+/*
+ * The HTTP server's process (exporter_privsep.h), forked before anything
+ * is attached, so that it never holds a BPF object: nobody (or uid 65534)
+ * with no capability.
+ */
+static int start_web_child(struct exporter_args *a)
+{
+	struct http_opts ho = {
+		.listen_fd = a->fd, .family = a->addr.ss_family, .limits = a->limits,
+		.wc = &a->wc,
+	};
+	struct passwd *pw = getpwnam(EXPORTER_WEB_USER);
+	char err[256];
+
+	a->web_uid = pw ? pw->pw_uid : 65534;
+	a->web_gid = pw ? pw->pw_gid : 65534;
+	if (privsep_start(&a->ps, &ho, a->web_uid, a->web_gid, err, sizeof(err))) {
+		log_msg(LOG_LVL_ERROR, "cannot start the HTTP server's process: %s", err);
+		return EXIT_RUNTIME;
+	}
+	a->fd = -1;	/* the child's now */
+	web_child = &a->ps;
+	atexit(stop_web_child);
 	return EXIT_OK;
 }
 
@@ -407,6 +448,7 @@ static int prepare_exporter(void *args)
 {
 	struct exporter_args *a = args;
 	char err[768];
+	int ret;
 
 	if (!a->addrlen)
 		parse_listen(a->listen, &a->addr, &a->addrlen);
@@ -422,7 +464,8 @@ static int prepare_exporter(void *args)
 	sigaddset(&a->sigs, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &a->sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	return open_listener(a, &a->fd);
+	ret = open_listener(a, &a->fd);
+	return ret ? ret : start_web_child(a);
 }
 
 static struct exporter_args exporter_args = {

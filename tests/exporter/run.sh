@@ -137,6 +137,17 @@ pass exporter.ready
 owned=$(bpf_owned "$main_pid")
 check_match exporter.bpf_links_while_running 'link:[0-9]+' "$owned"
 check_match exporter.bpf_progs_while_running 'prog:[0-9]+' "$owned"
+# the process that serves HTTP: a child, not uid 0, no capability (none
+# that reads any file: CAP_DAC_READ_SEARCH, bit 2; not CAP_SYS_ADMIN)
+web_pid=$(sed -n 's/.*ready (pid [0-9]*): serving .* from pid \([0-9]*\) as uid.*/\1/p' \
+	"$work/main.err")
+check exporter.web_child_of_exporter "$main_pid" \
+	"$(awk '/^PPid:/ { print $2 }' "/proc/$web_pid/status" 2>/dev/null)"
+check_match exporter.web_child_not_uid_0 '^Uid:	[1-9][0-9]*	[1-9][0-9]*	[1-9][0-9]*	[1-9][0-9]*$' \
+	"$(grep '^Uid:' "/proc/$web_pid/status" 2>/dev/null)"
+check exporter.web_child_no_capability "0000000000000000" \
+	"$(awk '/^CapEff:/ { print $2 }' /proc/"$web_pid"/task/*/status 2>/dev/null | sort -u | tr -d '\n')"
+check exporter.web_child_holds_no_bpf "" "$(bpf_owned "$web_pid" | tr -d ' ')"
 check_match exporter.log_names_accounting_level 'info: accounting level "always-on"' \
 	"$(cat "$work/main.err")"
 
