@@ -13,9 +13,11 @@ ARCH := $(shell uname -m | sed 's/x86_64/x86/' | sed 's/aarch64/arm64/')
 CFLAGS ?= -g -O2
 CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11
 INCLUDES := -I$(OUTPUT) -Iinclude -Iuser
-# libmicrohttpd: the exporter's HTTP server (user/cmd_exporter.c); json-c: compare and report read run files
+# libmicrohttpd: the exporter's HTTP server (user/exporter_http.c), with libcrypt's
+# crypt(3) for its bcrypt passwords and libsystemd's sd_notify(3) for Type=notify; json-c: compare and report read run files
 LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lncursesw -ljson-c \
-	$(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd) -lpthread
+	$(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd) -lcrypt \
+	$(shell pkg-config --libs libsystemd 2>/dev/null || echo -lsystemd) -lpthread
 # vmlinux.h of the target architecture (kprobes read that arch's pt_regs)
 VMLINUX_DIR ?= vmlinux
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall \
@@ -39,7 +41,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/
 # BIN: where the binary is linked (debian/rules puts it in .output/, so a
 # package build writes nothing into the tree outside .output and debian/).
 BIN ?= iomapdirty
-all: $(BIN) $(OUTPUT)/iomapdirty.8
+all: $(BIN) $(OUTPUT)/iomapdirty.8 $(OUTPUT)/tests/http_serve
 
 $(OUTPUT) $(OUTPUT)/tests:
 	$(Q)mkdir -p $@
@@ -105,7 +107,7 @@ static: $(IOMAPDIRTY_STATIC) $(WORKLOAD_STATIC)
 
 # The lab runs no exporter, and a static libmicrohttpd drags in gnutls:
 # the static binary has a stand-in exporter command that says so.
-STATIC_OBJS := $(filter-out $(OUTPUT)/cmd_exporter.o,$(USER_OBJS)) \
+STATIC_OBJS := $(filter-out $(OUTPUT)/cmd_exporter.o $(OUTPUT)/exporter_%.o,$(USER_OBJS)) \
 	$(OUTPUT)/exporter_absent.o
 
 $(OUTPUT)/exporter_absent.o: user/static/exporter_absent.c | $(OUTPUT)
@@ -135,6 +137,11 @@ $(OUTPUT)/tests/%: tests/unit/%.c $(USER_OBJS) | $(OUTPUT)/tests
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -MF $(OUTPUT)/$*.test.d $(INCLUDES) -Itests/unit \
 		$< $(USER_OBJS) $(LIBS) -o $@
+
+# The exporter's HTTP server alone, for tests/exporter/web.sh (no BPF).
+$(OUTPUT)/tests/http_serve: tests/exporter/http_serve.c $(USER_OBJS) | $(OUTPUT)/tests
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) $< $(USER_OBJS) $(LIBS) -o $@
 
 # The same user-space code with AddressSanitizer and UBSan, in its own
 # build directory: make check runs the unit tests and the CLI suite with it.

@@ -5,7 +5,7 @@
 set -euo pipefail
 
 pkgs=(clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
-      libmicrohttpd-dev prometheus
+      libmicrohttpd-dev prometheus libsystemd-dev libcrypt-dev apache2-utils openssl
       libncurses-dev libjson-c-dev xfsprogs fio jq tmux util-linux procps bpftrace
       chromium python3 fdisk strace dmsetup
       debhelper lintian mmdebstrap podman runc catatonit python3-yaml)

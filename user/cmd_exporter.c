@@ -3,10 +3,9 @@
  * iomapdirty exporter: attach once, serve the counters on /metrics in the
  * Prometheus text format (prom.c) until SIGTERM or SIGINT.
  *
- * HTTP is libmicrohttpd's: its internal polling threads write responses
- * from memory to non-blocking sockets, with a connection limit and an
- * idle timeout, so a slow or vanished scraper holds a connection slot
- * until the timeout and nothing else. The BPF programs never wait on user
+ * HTTP is exporter_http.c's (libmicrohttpd, with connection limits and a
+ * deadline for a whole request: a slow or hostile client holds a slot
+ * until then and nothing else). The BPF programs never wait on user
  * space; user space reads their maps under one mutex (the engine's read
  * buffers are shared), and renders the response into a bounded buffer.
  * The main thread only waits for signals and flushes idle writeback
@@ -15,8 +14,8 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <microhttpd.h>
 #include <netinet/in.h>
+#include <pwd.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -26,17 +25,22 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+#include <systemd/sd-daemon.h>
 #include "commands.h"
 #include "exitcodes.h"
+#include "exporter_http.h"
+#include "exporter_privsep.h"
+#include "exporter_progstats.h"
 #include "log.h"
 #include "prom.h"
 #include "version.h"
 
 #define EXPORTER_DEFAULT_LISTEN	"127.0.0.1:19110"
-#define EXPORTER_MAX_CONNECTIONS	64	/* beyond: refused at accept */
-#define EXPORTER_CONN_TIMEOUT_S	10	/* idle connections closed after */
-#define EXPORTER_THREADS	2	/* polling threads */
-#define EXPORTER_MAX_BODY	(16u << 20)	/* bounded response memory */
+#define EXPORTER_MAX_CONNECTIONS	512	/* open at once; beyond: refused */
+#define EXPORTER_MAX_PER_ADDR	16	/* open at once from one address */
+#define EXPORTER_REQUEST_TIMEOUT_S	10	/* a whole request */
+#define EXPORTER_MAX_BODY	HTTP_MAX_BODY
+#define EXPORTER_WEB_USER	"nobody"	/* the HTTP server's process runs as */
 #define EXPORTER_MAX_TOP_FILES	100
 
 struct exporter_args {
@@ -44,6 +48,12 @@ struct exporter_args {
 	const char *listen;
 	double cache_seconds;
 	unsigned int top_files;
+	struct conn_limits limits;
+	const char *web_config_file;	/* NULL: plain HTTP, no authentication */
+	struct web_config wc;
+	struct privsep ps;		/* the HTTP server's process */
+	uid_t web_uid;
+	gid_t web_gid;
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
 	int fd;			/* the listening socket, bound by prepare */
@@ -67,12 +77,30 @@ enum {
 	OPT_CACHE,
 	OPT_TOP_FILES,
 	OPT_LOG_LEVEL,
+	OPT_MAX_CONNS,
+	OPT_MAX_PER_ADDR,
+	OPT_REQUEST_TIMEOUT,
+	OPT_WEB_CONFIG,
 };
 
 static const struct argp_option exporter_options[] = {
-	{ "listen", OPT_LISTEN, "ADDR:PORT", 0,
+	{ "web.listen-address", OPT_LISTEN, "ADDR:PORT", 0,
 	  "Serve /metrics on ADDR:PORT (default " EXPORTER_DEFAULT_LISTEN "; IPv6 as "
 	  "[ADDR]:PORT; all interfaces only when asked: 0.0.0.0:PORT or [::]:PORT)", 0 },
+	{ "listen", OPT_LISTEN, NULL, OPTION_ALIAS, NULL, 0 },
+	{ "web.config.file", OPT_WEB_CONFIG, "FILE", 0,
+	  "TLS and basic authentication, in prometheus/exporter-toolkit's web "
+	  "configuration format: tls_server_config (cert_file, key_file) and "
+	  "basic_auth_users (bcrypt hashes) only; any other key is refused", 0 },
+	{ "web.max-connections", OPT_MAX_CONNS, "N", 0,
+	  "Serve at most N connections at once (1 to 4096, default 512); more are "
+	  "closed at accept and counted", 0 },
+	{ "web.max-connections-per-address", OPT_MAX_PER_ADDR, "N", 0,
+	  "Of those, at most N from one client address (1 to 4096, default 16)", 0 },
+	{ "web.request-timeout", OPT_REQUEST_TIMEOUT, "SECONDS", 0,
+	  "Close a connection whose request is not answered within SECONDS of its "
+	  "accept or of its previous response: headers, TLS handshake and a slow "
+	  "reader included (1 to 600, default 10)", 0 },
 	{ "cache", OPT_CACHE, "SECONDS", 0,
 	  "Answer scrapes within SECONDS of the last reading from it (0 to 60, "
 	  "default 0.5; 0 reads the maps on every scrape)", 0 },
@@ -150,8 +178,9 @@ static error_t exporter_parse(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case OPT_LISTEN:
 		if (parse_listen(arg, &a->addr, &a->addrlen))
-			argp_error(state, "--listen wants ADDR:PORT (numeric IPv4, [IPv6] or "
-				   "localhost; port 1-65535), got '%s'", arg);
+			argp_error(state, "--web.listen-address, --listen wants ADDR:PORT "
+				   "(numeric IPv4, [IPv6] or localhost; port 1-65535), got '%s'",
+				   arg);
 		a->listen = arg;
 		break;
 	case OPT_CACHE:
@@ -163,6 +192,22 @@ static error_t exporter_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--top-files wants 0 to %d, got '%s'",
 				   EXPORTER_MAX_TOP_FILES, arg);
 		a->top_files = v;
+		break;
+	case OPT_MAX_CONNS:
+	case OPT_MAX_PER_ADDR:
+		if (parse_u64(arg, 1, 4096, &v))
+			argp_error(state, "--web.max-connections%s wants 1 to 4096, got '%s'",
+				   key == OPT_MAX_CONNS ? "" : "-per-address", arg);
+		*(key == OPT_MAX_CONNS ? &a->limits.max : &a->limits.per_addr) = v;
+		break;
+	case OPT_REQUEST_TIMEOUT:
+		if (parse_u64(arg, 1, 600, &v))
+			argp_error(state, "--web.request-timeout wants 1 to 600 seconds, got "
+				   "'%s'", arg);
+		a->limits.deadline_s = v;
+		break;
+	case OPT_WEB_CONFIG:
+		a->web_config_file = arg;
 		break;
 	case OPT_LOG_LEVEL:
 		l = log_level_parse(arg);
@@ -197,7 +242,7 @@ static int open_listener(const struct exporter_args *a, int *fd_out)
 		return EXIT_RUNTIME;
 	}
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&a->addr, a->addrlen) || listen(fd, 64)) {
+	if (bind(fd, (struct sockaddr *)&a->addr, a->addrlen) || listen(fd, 1024)) {
 		int err = errno;
 
 		log_msg(LOG_LVL_ERROR, "cannot listen on %s: %s%s", a->listen, strerror(err),
@@ -239,6 +284,7 @@ static int refresh_body(struct exporter *x)
 		return ret;
 	}
 	textbuf_reset(&x->body);
+	progstats_render(&x->s->engine, &x->body);
 	if (!prom_render(&x->body, &snap, &x->pc)) {
 		log_msg(LOG_LVL_WARN, "rendering /metrics failed (over %u bytes or out of "
 			"memory)", EXPORTER_MAX_BODY);
@@ -251,96 +297,21 @@ static int refresh_body(struct exporter *x)
 	return ret;
 }
 
-static enum MHD_Result reply(struct MHD_Connection *conn, unsigned int status,
-			     const char *type, const char *body, size_t len)
+/* /metrics's body after the server's self-metrics: the maps, read now or --cache ago. */
+static int metrics_body(void *data, struct textbuf *out)
 {
-	struct MHD_Response *r;
-	enum MHD_Result ret;
-
-	r = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
-	if (!r)
-		return MHD_NO;
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-	ret = MHD_queue_response(conn, status, r);
-	MHD_destroy_response(r);
-	return ret;
-}
-
-static enum MHD_Result serve_metrics(struct exporter *x, struct MHD_Connection *conn)
-{
-	enum MHD_Result ret;
-	char msg[128];
+	struct exporter *x = data;
+	int ret;
 
 	pthread_mutex_lock(&x->lock);
 	x->scrapes++;
-	if (refresh_body(x)) {
+	ret = refresh_body(x);
+	if (ret)
 		x->errors++;
-		pthread_mutex_unlock(&x->lock);
-		snprintf(msg, sizeof(msg), "reading the BPF maps failed; see the "
-			 "exporter's log\n");
-		return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain", msg,
-			     strlen(msg));
-	}
-	/* copied: the buffer is rewritten by the next reading */
-	ret = reply(conn, MHD_HTTP_OK, PROM_CONTENT_TYPE, x->body.buf, x->body.len);
+	else
+		textbuf_printf(out, "%.*s", (int)x->body.len, x->body.buf);
 	pthread_mutex_unlock(&x->lock);
 	return ret;
-}
-
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
-				  const char *url, const char *method,
-				  const char *version, const char *upload_data,
-				  size_t *upload_size, void **con_cls)
-{
-	static const char index_page[] =
-		"<html><head><title>iomapdirty exporter</title></head><body>"
-		"<h1>iomapdirty exporter</h1><p><a href=\"/metrics\">Metrics</a></p>"
-		"</body></html>\n";
-	static const char not_found[] = "not found: try /metrics\n";
-
-	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
-		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain",
-			     "GET or HEAD\n", 12);
-	if (*upload_size)
-		return reply(conn, MHD_HTTP_BAD_REQUEST, "text/plain", "no body\n", 8);
-	if (!strcmp(url, "/metrics"))
-		return serve_metrics(cls, conn);
-	if (!strcmp(url, "/"))
-		return reply(conn, MHD_HTTP_OK, "text/html; charset=utf-8", index_page,
-			     sizeof(index_page) - 1);
-	return reply(conn, MHD_HTTP_NOT_FOUND, "text/plain", not_found,
-		     sizeof(not_found) - 1);
-}
-
-static void mhd_log(void *cls, const char *fmt, va_list ap)
-{
-	char line[512];
-	size_t n;
-
-	vsnprintf(line, sizeof(line), fmt, ap);
-	n = strlen(line);
-	while (n && line[n - 1] == '\n')
-		line[--n] = '\0';
-	log_msg(LOG_LVL_WARN, "http: %s", line);
-}
-
-static struct MHD_Daemon *start_http(struct exporter *x, int fd)
-{
-	unsigned int flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
-
-	if (x->a->addr.ss_family == AF_INET6)
-		flags |= MHD_USE_IPv6;
-	/* the logger first: MHD uses its own for options before it */
-	return MHD_start_daemon(flags, 0, NULL, NULL, on_request, x,
-		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-		MHD_OPTION_LISTEN_SOCKET, fd,
-		MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)EXPORTER_THREADS,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)EXPORTER_MAX_CONNECTIONS,
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)EXPORTER_CONN_TIMEOUT_S,
-		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32768,
-		MHD_OPTION_END);
 }
 
 static void fill_prom_ctx(struct exporter *x)
@@ -357,7 +328,7 @@ static void fill_prom_ctx(struct exporter *x)
 		.plan = &x->s->plan,
 		.version = IOMAPDIRTY_VERSION,
 		.libbpf_version = x->libbpf_version,
-		.httpd_version = MHD_get_version(),
+		.httpd_version = http_version(),
 		.kernel_release = x->kernel_release,
 		.max_pages = engine_max_pages(&x->s->engine),
 		.attach_unix_seconds = now.tv_sec + now.tv_nsec / 1e9,
@@ -368,27 +339,39 @@ static void fill_prom_ctx(struct exporter *x)
 	};
 }
 
-/* Waits for SIGTERM or SIGINT (blocked in every thread); flushes meanwhile. */
-static void wait_for_stop(struct exporter *x, const sigset_t *sigs)
+/*
+ * Until SIGTERM or SIGINT (blocked in every thread): answers the HTTP
+ * child's requests and flushes every second. EXIT_OK, or EXIT_RUNTIME
+ * when the child is gone.
+ */
+static int serve_until_stop(struct exporter *x, struct privsep *ps, const sigset_t *sigs)
 {
-	for (;;) {
-		struct timespec tick = { .tv_sec = 1 };
-		siginfo_t si;
-		int sig = sigtimedwait(sigs, &si, &tick);
+	uint64_t flushed = mono_ns();
 
-		if (sig == SIGHUP) {
+	for (;;) {
+		struct timespec now = { 0 };
+		siginfo_t si;
+		int sig = sigtimedwait(sigs, &si, &now);
+
+		if (sig == SIGHUP)
 			log_msg(LOG_LVL_INFO, "SIGHUP from pid %d: nothing to reload, still "
 				"serving", si.si_pid);
-			continue;
-		}
 		if (sig == SIGTERM || sig == SIGINT) {
 			log_msg(LOG_LVL_INFO, "%s from pid %d: stopping",
 				sig == SIGTERM ? "SIGTERM" : "SIGINT", si.si_pid);
-			return;
+			return EXIT_OK;
 		}
-		pthread_mutex_lock(&x->lock);
-		engine_flush(&x->s->engine, ENGINE_FLUSH_IDLE_NS);
-		pthread_mutex_unlock(&x->lock);
+		if (privsep_serve(ps, 200, metrics_body, x)) {
+			log_msg(LOG_LVL_ERROR, "the HTTP server process (pid %d) ended or "
+				"broke the protocol: stopping", ps->child);
+			return EXIT_RUNTIME;
+		}
+		if (mono_ns() - flushed >= 1000000000ull) {
+			pthread_mutex_lock(&x->lock);
+			engine_flush(&x->s->engine, ENGINE_FLUSH_IDLE_NS);
+			pthread_mutex_unlock(&x->lock);
+			flushed = mono_ns();
+		}
 	}
 }
 
@@ -396,25 +379,62 @@ static int run_exporter(struct session *s, void *args)
 {
 	struct exporter_args *a = args;
 	struct exporter x = { .s = s, .a = a, .lock = PTHREAD_MUTEX_INITIALIZER };
-	struct MHD_Daemon *d;
+	int ret, child;
 
 	textbuf_init(&x.body, EXPORTER_MAX_BODY);
 	fill_prom_ctx(&x);
-	d = start_http(&x, a->fd);
-	if (!d) {
-		log_msg(LOG_LVL_ERROR, "cannot start the HTTP server on %s", a->listen);
-		close(a->fd);
-		textbuf_free(&x.body);
-		return EXIT_RUNTIME;
-	}
 	log_msg(LOG_LVL_INFO, "accounting level \"%s\"", accounting_level_names[a->so.accounting]);
-	log_msg(LOG_LVL_INFO, "ready (pid %d): serving http://%s/metrics", getpid(),
-		a->listen);
-	wait_for_stop(&x, &a->sigs);
-	/* joins the polling threads: no scrape reads the engine after this */
-	MHD_stop_daemon(d);	/* closes the listening socket too */
+	privsep_ready(&a->ps);
+	log_msg(LOG_LVL_INFO, "ready (pid %d): serving %s://%s/metrics%s from pid %d as uid %u",
+		getpid(), a->wc.cert_pem ? "https" : "http", a->listen,
+		a->wc.nusers ? " (basic authentication)" : "", a->ps.child,
+		(unsigned int)a->web_uid);
+	/* systemd (Type=notify): started once attached; a no-op elsewhere */
+	sd_notifyf(0, "READY=1\nSTATUS=serving %s, accounting level %s\nMAINPID=%d",
+		   a->listen, accounting_level_names[a->so.accounting], getpid());
+	ret = serve_until_stop(&x, &a->ps, &a->sigs);
+	sd_notify(0, "STOPPING=1");
+	child = privsep_stop(&a->ps);
+	if (child && ret == EXIT_OK)
+		log_msg(LOG_LVL_WARN, "the HTTP server process exited with %d", child);
+	web_config_free(&a->wc);
 	textbuf_free(&x.body);
 	log_msg(LOG_LVL_INFO, "stopped after %llu scrapes", (unsigned long long)x.scrapes);
+	return ret;
+}
+
+static struct privsep *web_child;
+
+/* Whatever the exit (a failed attach returns from main): the child too. */
+static void stop_web_child(void)
+{
+	if (web_child)
+		privsep_stop(web_child);
+}
+
+/*
+ * The HTTP server's process (exporter_privsep.h), forked before anything
+ * is attached, so that it never holds a BPF object: nobody (or uid 65534)
+ * with no capability.
+ */
+static int start_web_child(struct exporter_args *a)
+{
+	struct http_opts ho = {
+		.listen_fd = a->fd, .family = a->addr.ss_family, .limits = a->limits,
+		.wc = &a->wc,
+	};
+	struct passwd *pw = getpwnam(EXPORTER_WEB_USER);
+	char err[256];
+
+	a->web_uid = pw ? pw->pw_uid : 65534;
+	a->web_gid = pw ? pw->pw_gid : 65534;
+	if (privsep_start(&a->ps, &ho, a->web_uid, a->web_gid, err, sizeof(err))) {
+		log_msg(LOG_LVL_ERROR, "cannot start the HTTP server's process: %s", err);
+		return EXIT_RUNTIME;
+	}
+	a->fd = -1;	/* the child's now */
+	web_child = &a->ps;
+	atexit(stop_web_child);
 	return EXIT_OK;
 }
 
@@ -427,16 +447,25 @@ static int run_exporter(struct session *s, void *args)
 static int prepare_exporter(void *args)
 {
 	struct exporter_args *a = args;
+	char err[768];
+	int ret;
 
 	if (!a->addrlen)
 		parse_listen(a->listen, &a->addr, &a->addrlen);
+	/* read as root, before anything is attached: a bad file is a usage error */
+	if (a->web_config_file &&
+	    web_config_load(a->web_config_file, &a->wc, err, sizeof(err))) {
+		log_msg(LOG_LVL_ERROR, "--web.config.file %s", err);
+		return EXIT_USAGE;
+	}
 	sigemptyset(&a->sigs);
 	sigaddset(&a->sigs, SIGTERM);
 	sigaddset(&a->sigs, SIGINT);
 	sigaddset(&a->sigs, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &a->sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	return open_listener(a, &a->fd);
+	ret = open_listener(a, &a->fd);
+	return ret ? ret : start_web_child(a);
 }
 
 static struct exporter_args exporter_args = {
@@ -445,6 +474,11 @@ static struct exporter_args exporter_args = {
 	.cache_seconds = 0.5,
 	.so.accounting = ACCOUNTING_ALWAYS_ON,	/* kept attached for days */
 	.fd = -1,
+	.limits = {
+		.max = EXPORTER_MAX_CONNECTIONS,
+		.per_addr = EXPORTER_MAX_PER_ADDR,
+		.deadline_s = EXPORTER_REQUEST_TIMEOUT_S,
+	},
 };
 
 static const struct argp exporter_argp = {

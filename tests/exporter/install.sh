@@ -67,7 +67,7 @@ check install.dashboard_json yes "$(jq -e '.panels | length > 0' \
 # exactly; without CAP_PERFMON or without CAP_BPF it is refused (exit 4)
 caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$unit")
 bset=$(for c in $caps; do printf ',+%s' "$(tr 'A-Z' 'a-z' <<<"${c#CAP_}")"; done)
-check install.unit_caps "CAP_BPF CAP_PERFMON" "$caps"
+check install.unit_caps "CAP_BPF CAP_PERFMON CAP_SETUID CAP_SETGID" "$caps"
 if command -v setpriv >/dev/null; then
 	mnt=$(xfsloop_make 1024 512)
 	"$WORKLOAD" prep "$mnt/f" 1048576 >/dev/null

@@ -46,3 +46,14 @@ exp_start() {
 	done
 	return 1
 }
+
+# prom_start PORT: a Prometheus server on 127.0.0.1:PORT with
+# $work/prometheus.yml, data in $work/tsdb, log in $work/prometheus.log;
+# sets prom_pid (killed at exit).
+prom_start() {
+	prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" \
+		--web.listen-address="127.0.0.1:$1" --log.level=warn \
+		>"$work/prometheus.log" 2>&1 &
+	prom_pid=$!
+	KILL_PIDS+=("$prom_pid")
+}

@@ -124,7 +124,10 @@ fi
 
 # --- the exporter and a Prometheus server scraping it -------------------
 port=$(free_port)
-if ! exp_start main "$IOMAPDIRTY" exporter --mount "$mnt" --listen "127.0.0.1:$port"; then
+# 50 scrapes at once from 127.0.0.1 below: over the default per-address
+# limit (16; web.sh tests the limits)
+if ! exp_start main "$IOMAPDIRTY" exporter --mount "$mnt" --listen "127.0.0.1:$port" \
+	--web.max-connections-per-address 64; then
 	fail exporter.ready "$(tail -3 "$work/main.err")"
 	cli_finish
 	exit 1
@@ -134,6 +137,17 @@ pass exporter.ready
 owned=$(bpf_owned "$main_pid")
 check_match exporter.bpf_links_while_running 'link:[0-9]+' "$owned"
 check_match exporter.bpf_progs_while_running 'prog:[0-9]+' "$owned"
+# the process that serves HTTP: a child, not uid 0, no capability (none
+# that reads any file: CAP_DAC_READ_SEARCH, bit 2; not CAP_SYS_ADMIN)
+web_pid=$(sed -n 's/.*ready (pid [0-9]*): serving .* from pid \([0-9]*\) as uid.*/\1/p' \
+	"$work/main.err")
+check exporter.web_child_of_exporter "$main_pid" \
+	"$(awk '/^PPid:/ { print $2 }' "/proc/$web_pid/status" 2>/dev/null)"
+check_match exporter.web_child_not_uid_0 '^Uid:	[1-9][0-9]*	[1-9][0-9]*	[1-9][0-9]*	[1-9][0-9]*$' \
+	"$(grep '^Uid:' "/proc/$web_pid/status" 2>/dev/null)"
+check exporter.web_child_no_capability "0000000000000000" \
+	"$(awk '/^CapEff:/ { print $2 }' /proc/"$web_pid"/task/*/status 2>/dev/null | sort -u | tr -d '\n')"
+check exporter.web_child_holds_no_bpf "" "$(bpf_owned "$web_pid" | tr -d ' ')"
 check_match exporter.log_names_accounting_level 'info: accounting level "always-on"' \
 	"$(cat "$work/main.err")"
 
@@ -157,11 +171,7 @@ mkdir -p "$work/rules"
 for f in "$top"/deploy/prometheus/*.yml; do
 	[[ -f $f && $f != *_test.yml ]] && cp "$f" "$work/rules/"
 done
-prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" \
-	--web.listen-address="127.0.0.1:$pport" --log.level=warn \
-	>"$work/prometheus.log" 2>&1 &
-prom_pid=$!
-KILL_PIDS+=("$prom_pid")
+prom_start "$pport"
 ready=no
 for i in $(seq 300); do
 	curl -sf --max-time 1 "http://127.0.0.1:$pport/-/ready" >/dev/null && { ready=yes; break; }
@@ -282,6 +292,24 @@ bad=$(awk '/_bucket\{/ { n = $1; sub(/_bucket.*/, "", n); v = $NF + 0;
 	"$work/scrape.txt" | sort -u | tr '\n' ' ')
 check exporter.histograms_cumulative "" "$bad"
 check exporter.no_per_file_series_by_default 0 "$(grep -c '^iomapdirty_file_' "$work/scrape.txt")"
+# the BPF programs' own statistics: the sysctl as the kernel has it (never
+# set by the exporter); run time and runs only while it is 1; recursion
+# misses always, one series per loaded program
+en=$(cat /proc/sys/kernel/bpf_stats_enabled)
+check exporter.bpf_stats_enabled_as_kernel "$en" \
+	"$(awk '$1 == "iomapdirty_bpf_stats_enabled" { print $2 }' "$work/scrape.txt")"
+check exporter.bpf_stats_sysctl_untouched "$en" "$(cat /proc/sys/kernel/bpf_stats_enabled)"
+check_match exporter.bpf_recursion_misses_series \
+	'^iomapdirty_bpf_program_recursion_misses_total\{program="[a-z0-9_]+"\} [0-9]+$' \
+	"$(grep '^iomapdirty_bpf_program_recursion_misses_total' "$work/scrape.txt" | head -1)"
+check exporter.bpf_run_series_only_when_enabled \
+	"$([[ $en == 1 ]] && echo present || echo 0)" \
+	"$(n=$(grep -c '^iomapdirty_bpf_program_runs_total' "$work/scrape.txt");
+	   [[ $en == 1 && $n -gt 0 ]] && echo present || echo "$n")"
+check exporter.healthy 200 "$(curl -s --max-time 2 -o /dev/null -w '%{http_code}' \
+	"http://127.0.0.1:$port/-/healthy")"
+check exporter.ready_once_attached 200 "$(curl -s --max-time 2 -o /dev/null -w '%{http_code}' \
+	"http://127.0.0.1:$port/-/ready")"
 
 # --- faults against the running exporter --------------------------------
 # the port is taken: a second exporter (--shared: past the instance lock)
@@ -363,10 +391,25 @@ check exporter.sigterm.no_bpf_left "" "$(bpf_alive "$owned" | tr -d ' ')"
 check exporter.sigterm.port_closed 0 "$(ss -Hltn "sport = :$port" | grep -c .)"
 
 # SIGINT: the same clean stop
-if exp_start int "$IOMAPDIRTY" exporter --mount "$mnt" --listen "127.0.0.1:$(free_port)"; then
+# ... under a stand-in for systemd's notify socket (Type=notify): READY=1
+# with the exporter's pid once it is attached, STOPPING=1 at the stop
+python3 -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind(sys.argv[1]); s.settimeout(60)
+with open(sys.argv[2], "ab", buffering=0) as f:
+    while True:
+        d = s.recv(4096); f.write(d.replace(b"\n", b" ") + b"\n")
+        if d.startswith(b"STOPPING"): break' "$work/notify.sock" "$work/notify.log" &
+KILL_PIDS+=($!)
+for _ in $(seq 50); do [[ -S $work/notify.sock ]] && break; sleep 0.1; done
+if NOTIFY_SOCKET=$work/notify.sock exp_start int "$IOMAPDIRTY" exporter --mount "$mnt" \
+	--listen "127.0.0.1:$(free_port)"; then
 	owned=$(bpf_owned "$EXP_PID")
 	check_match exporter.sigint.bpf_while_running 'link:[0-9]+' "$owned"
+	for _ in $(seq 20); do grep -qs READY "$work/notify.log" && break; sleep 0.1; done
+	check_match exporter.sd_notify_ready "^READY=1 STATUS=serving .* MAINPID=$EXP_PID\$" \
+		"$(head -1 "$work/notify.log" 2>/dev/null)"
 	exp_stop INT 5
+	check exporter.sd_notify_stopping "STOPPING=1" "$(sed -n 2p "$work/notify.log")"
 	check exporter.sigint.exit 0 "$EXP_RC"
 	check exporter.sigint.no_bpf_left "" "$(bpf_alive "$owned" | tr -d ' ')"
 else
