@@ -103,12 +103,26 @@ static void why_add(struct verify_report *v, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The PASS reason: what was checked, the pre-attach folios apart. */
+static void why_pass(struct verify_report *v, const struct wa_stats *t)
+{
+	snprintf(v->why, sizeof(v->why), "only dirty blocks reached the device (%llu "
+		 "folios, %llu blocks checked, every one seen at the block layer)",
+		 ULL(t->folios - t->preattach_folios), ULL(v->checked_blocks));
+	if (t->preattach_folios)
+		why_add(v, "%llu folios dirtied before attach, %llu of their blocks checked "
+			"against the kernel's dirty bitmap and seen at the block layer "
+			"(reported apart)", ULL(t->preattach_folios),
+			ULL(t->preattach_checked_blocks));
+}
+
 /*
  * FAIL when clean blocks were sent (or cannot be told apart); PASS only
  * with evidence: at least one block checked, no block unchecked, nothing
  * lost, and every submitted block seen in a write bio. Anything less is
  * INCOMPLETE ("no evidence" when nothing was checked), naming what is
- * missing.
+ * missing. Folios dirtied before attach are checked against the kernel's
+ * dirty bitmap like the others and counted apart: never missing evidence.
  */
 static void decide(const struct session *s, const struct wa_stats *t,
 		   uint64_t losses, struct verify_report *v)
@@ -117,6 +131,8 @@ static void decide(const struct session *s, const struct wa_stats *t,
 	uint64_t checked = t->submitted_blocks - t->unchecked_blocks;
 
 	v->why[0] = 0;
+	v->tells_preattach = plan_tells_preattach(p);
+	v->checked_blocks = checked - t->preattach_checked_blocks;
 	if (p->bitmap == BITMAP_NONE) {
 		v->verdict = VERDICT_FAIL;
 		snprintf(v->why, sizeof(v->why), "this kernel has no per-block dirty "
@@ -129,17 +145,18 @@ static void decide(const struct session *s, const struct wa_stats *t,
 	if (t->violation_blocks) {
 		v->verdict = VERDICT_FAIL;
 		snprintf(v->why, sizeof(v->why), "%llu clean blocks in %llu folios "
-			 "were submitted to the device", ULL(t->violation_blocks),
-			 ULL(t->violation_folios));
+			 "were submitted to the device (%llu of them in folios dirtied "
+			 "before attach)", ULL(t->violation_blocks),
+			 ULL(t->violation_folios), ULL(t->preattach_violation_blocks));
 		return;
 	}
 	if (!t->submitted_blocks)
 		why_add(v, "no data block was written back while observing: nothing "
 			"was checked");
 	if (t->unchecked_blocks)
-		why_add(v, "%llu submitted blocks could not be checked (dirtied before "
-			"attach, or no per-block offsets from this kernel's tracepoint)",
-			ULL(t->unchecked_blocks));
+		why_add(v, "%llu submitted blocks could not be checked (their folio's "
+			"dirty bitmap could not be read, or no per-block offsets from "
+			"this kernel's tracepoint)", ULL(t->unchecked_blocks));
 	if (losses)
 		why_add(v, "%llu events were lost (see losses)", ULL(losses));
 	if (!v->bios_watched)
@@ -156,9 +173,7 @@ static void decide(const struct session *s, const struct wa_stats *t,
 		return;
 	}
 	v->verdict = VERDICT_PASS;
-	snprintf(v->why, sizeof(v->why), "only dirty blocks reached the device (%llu "
-		 "folios, %llu blocks checked, every one seen at the block layer)",
-		 ULL(t->folios), ULL(t->submitted_blocks));
+	why_pass(v, t);
 }
 
 /*
@@ -247,6 +262,7 @@ static int run_verify(struct session *s, void *args)
 	}
 	r.offenders = offenders;
 	snapshot_totals(&d, &t);
+	r.totals = t;
 	decide(s, &t, snapshot_losses(&d), &r);
 	if (a->json)
 		report_verify_json(stdout, &s->report, &r);
