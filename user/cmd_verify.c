@@ -32,19 +32,29 @@
  * and a bio may wait in a plug; both take milliseconds, not seconds.
  */
 #define SETTLE_SECONDS	2.0
+/* --blocks is checked this often; progress lines come every few seconds */
+#define TICK_SECONDS	0.5
+#define PROGRESS_SECONDS	3.0
 #define ULL(x)		((unsigned long long)(x))
 
 struct verify_args {
 	struct session_opts so;
 	double duration;	/* 0: until signalled */
+	unsigned long long blocks;	/* --blocks: stop once checked; 0: no */
+	bool progress;		/* progress on stderr even if not a tty */
 	bool json;
 	unsigned long long list;
 };
 
-enum { OPT_JSON = 0x500, OPT_SIMULATE, OPT_LIST, OPT_SIMULATE_UNSEEN };
+enum { OPT_JSON = 0x500, OPT_SIMULATE, OPT_LIST, OPT_SIMULATE_UNSEEN, OPT_BLOCKS,
+	OPT_PROGRESS };
 
 static const struct argp_option verify_options[] = {
 	{ "duration", 'D', "SECONDS", 0, "Observe this long (default: until SIGINT/SIGTERM)", 0 },
+	{ "blocks", OPT_BLOCKS, "N", 0, "Stop once N submitted blocks are checked (or at "
+	  "--duration, whichever comes first)", 0 },
+	{ "progress", OPT_PROGRESS, NULL, 0, "Progress on stderr every few seconds even when "
+	  "stderr is not a terminal (it is shown on a terminal anyway)", 0 },
 	{ "json", OPT_JSON, NULL, 0, "JSON report (schema iomapdirty/1)", 0 },
 	{ "list", OPT_LIST, "N", 0, "Offending folios listed (default 10)", 0 },
 	{ "simulate-clean", OPT_SIMULATE, "N", 0,
@@ -69,6 +79,13 @@ static error_t verify_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_JSON:
 		a->json = true;
+		break;
+	case OPT_BLOCKS:
+		if (parse_u64(arg, 1, 1ULL << 50, &a->blocks))
+			argp_error(state, "--blocks wants a positive number of blocks");
+		break;
+	case OPT_PROGRESS:
+		a->progress = true;
 		break;
 	case OPT_LIST:
 		if (parse_u64(arg, 0, MAX_OFFENDERS, &a->list))
@@ -206,6 +223,68 @@ static void settle(struct session *s, struct verify_report *r)
 	free(p);
 }
 
+/* What the window has checked so far (a flush and a reading, as hist's). */
+struct progress {
+	uint64_t checked;	/* submitted blocks checked, pre-attach ones too */
+	uint64_t preattach;	/* of those, in folios dirtied before attach */
+	uint64_t pending;	/* submitted, not yet seen in a write bio */
+};
+
+static int progress_read(struct session *s, struct progress *p, bool pending)
+{
+	struct snapshot snap;
+	struct wa_stats t;
+
+	if (engine_flush(&s->engine, ENGINE_FLUSH_IDLE_NS) ||
+	    engine_snapshot(&s->engine, &snap))
+		return -1;
+	snapshot_totals(&snap, &t);
+	p->checked = t.submitted_blocks - t.unchecked_blocks;
+	p->preattach = t.preattach_checked_blocks;
+	snapshot_free(&snap);
+	if (pending)
+		p->pending = engine_pending_blocks(&s->engine);
+	return 0;
+}
+
+/*
+ * Observes until --duration, a signal, or --blocks checked; with progress
+ * on, says every few seconds on stderr what has been checked and what is
+ * still waited for. Returns whether --blocks was reached.
+ */
+static bool observe(struct session *s, const struct verify_args *a)
+{
+	bool progress = a->progress || isatty(STDERR_FILENO);
+	uint64_t start = engine_now_ns();
+	double elapsed = 0, shown = 0, step;
+	struct progress p = {};
+	bool show;
+
+	if (!progress && !a->blocks) {
+		session_sleep(a->duration > 0 ? a->duration : 1e9);
+		return false;
+	}
+	while (!session_exiting && (a->duration <= 0 || elapsed < a->duration)) {
+		step = TICK_SECONDS;
+		if (a->duration > 0 && a->duration - elapsed < step)
+			step = a->duration - elapsed;
+		session_sleep(step);
+		elapsed = (engine_now_ns() - start) / 1e9;
+		show = progress && elapsed - shown >= PROGRESS_SECONDS;
+		if ((a->blocks || show) && progress_read(s, &p, show))
+			continue;
+		if (show) {
+			fprintf(stderr, "iomapdirty: %.0f s: %llu blocks checked (%llu in folios "
+				"dirtied before attach), %llu pending at the block layer\n",
+				elapsed, ULL(p.checked), ULL(p.preattach), ULL(p.pending));
+			shown = elapsed;
+		}
+		if (a->blocks && p.checked >= a->blocks)
+			return true;
+	}
+	return false;
+}
+
 /* The first offenders listed, with their paths as they are now. */
 static int list_offenders(struct session *s, const struct violation_entry *vio, int n,
 			  struct verify_offender **out)
@@ -241,11 +320,8 @@ static int run_verify(struct session *s, void *args)
 	struct wa_stats t;
 
 	fprintf(stderr, "iomapdirty: ready (pid %d)\n", getpid());
-	if (a->duration > 0)
-		session_sleep(a->duration);
-	else
-		while (!session_exiting)
-			session_sleep(3600);
+	r.blocks_goal = a->blocks;
+	r.blocks_reached = observe(s, a);
 	/* the figures are frozen here; the block layer may lag behind them */
 	if (engine_summary(&s->engine, &d)) {
 		fprintf(stderr, "iomapdirty: reading the counters failed\n");

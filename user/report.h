@@ -128,6 +128,8 @@ struct verify_report {
 	 */
 	uint64_t checked_blocks;
 	bool tells_preattach;
+	uint64_t blocks_goal;		/* --blocks N, 0 if not */
+	bool blocks_reached;		/* stopped because N were checked */
 	struct wa_stats totals;		/* over the filesystems */
 	char why[1024];
 };

@@ -55,7 +55,8 @@ void report_verify_text(FILE *out, const struct report_ctx *rc,
 	const struct snapshot *d = r->d;
 
 	report_header_text(out, rc);
-	fprintf(out, "observed %.2f s\n", d->seconds);
+	fprintf(out, "observed %.2f s%s\n", d->seconds,
+		r->blocks_reached ? " (stopped: --blocks checked)" : "");
 	if (d->counters[CNT_SIMULATED_FOLIOS])
 		fprintf(out, "SIMULATED: --simulate-clean %llu hid one dirty block from "
 			"the check in %llu folios; violations below are not the "
@@ -146,6 +147,8 @@ static void preattach_json(struct json *j, const struct verify_report *r)
 	const struct wa_stats *t = &r->totals;
 
 	json_kv_u64(j, "checked_blocks", r->checked_blocks);
+	kv_u64_or_null(j, "blocks_goal", r->blocks_goal, r->blocks_goal);
+	json_kv_bool(j, "blocks_goal_reached", r->blocks_reached);
 	kv_u64_or_null(j, "preattach_folios", r->tells_preattach, t->preattach_folios);
 	kv_u64_or_null(j, "preattach_checked_blocks", r->tells_preattach,
 		       t->preattach_checked_blocks);

@@ -109,4 +109,48 @@ if window "$n" "$mnt/pre.u" "$mnt/in.u" --simulate-unseen-bios; then
 	check_match "$n.reason" "not seen in a write bio" "$(jq -r .reason "$j")"
 fi
 
+# --- a long window: --blocks N ends it once N blocks are checked ---------
+# 25 scattered writes submit 26 blocks (the workload's figure) at their
+# fsync; --blocks 20 must end verify by itself long before --duration 120
+n=blocks
+j=$work/$n.json
+"$WORKLOAD" prep "$mnt/b" 1M >/dev/null && sync
+if start_tool "$j" "$work/$n.err" verify --mount "$mnt" --json --blocks 20 -D 120; then
+	IN=$("$WORKLOAD" scatter "$mnt/b" --count 25 --len 100 --stride 24000)
+	bounded_wait "$TOOL_PID" 20
+	check "$n.ended_by_itself" 0 "$?"
+	check "$n.goal" 20 "$(jq .blocks_goal "$j")"
+	check "$n.goal_reached" true "$(jq .blocks_goal_reached "$j")"
+	check "$n.checked_at_least_goal" true "$(jq '.checked_blocks >= 20' "$j")"
+	check "$n.checked_all_written" "$(jq .submitted_blocks <<<"$IN")" "$(jq .checked_blocks "$j")"
+	check "$n.before_duration" true "$(jq '.seconds < 60' "$j")"
+	check "$n.verdict" '"pass"' "$(jq .verdict "$j")"
+	# stderr is a file here: no progress lines without --progress
+	check "$n.no_progress_off_tty" 0 "$(grep -c 'blocks checked' "$work/$n.err")"
+else
+	fail "$n.ready" "$(tail -2 "$work/$n.err")"
+fi
+"$IOMAPDIRTY" verify --mount "$mnt" --blocks 0 >/dev/null 2>"$work/b0.err"
+check blocks.zero_is_usage 2 "$?"
+check_match blocks.zero_message "--blocks wants a positive number" "$(cat "$work/b0.err")"
+
+# --- progress on stderr: with --progress, and on a terminal -------------
+# a window of 7 s shows two progress lines (at 3 s and 6 s), the second
+# with the blocks a write before it submitted
+n=progress
+"$WORKLOAD" prep "$mnt/p" 1M >/dev/null && sync
+if start_tool "$work/$n.json" "$work/$n.err" verify --mount "$mnt" --json --progress -D 7; then
+	IN=$("$WORKLOAD" scatter "$mnt/p" --count 25 --len 100 --stride 24000)
+	bounded_wait "$TOOL_PID" 30
+	check "$n.exit" 0 "$?"
+	check "$n.lines" 2 "$(grep -c '^iomapdirty: [0-9]* s: [0-9]* blocks checked' "$work/$n.err")"
+	check_match "$n.figures" "^iomapdirty: [0-9]+ s: $(jq .submitted_blocks <<<"$IN") blocks checked \\(0 in folios dirtied before attach\\), 0 pending" \
+		"$(tail -1 "$work/$n.err")"
+else
+	fail "$n.ready" "$(tail -2 "$work/$n.err")"
+fi
+# stderr a terminal (script(1) gives the tool one): progress without the flag
+script -qec "$IOMAPDIRTY verify --mount $mnt -D 4" /dev/null >"$work/tty.out" 2>&1
+check_match progress.on_tty "iomapdirty: [0-9]+ s: [0-9]+ blocks checked" "$(tr -d '\r' <"$work/tty.out")"
+
 cli_finish
