@@ -61,6 +61,11 @@ static __always_inline void acc_add_folio(struct wa_stats *s, struct wb_ctx *c,
 	ACC(s, violation_folios, c->violation_blocks ? 1 : 0);
 	ACC(s, unexplained_blocks, c->unexplained_blocks);
 	ACC(s, unchecked_blocks, c->unchecked_blocks);
+	if (c->preattach) {	/* also in the figures above: counted apart */
+		ACC(s, preattach_folios, 1);
+		ACC(s, preattach_checked_blocks, c->submitted_blocks - c->unchecked_blocks);
+		ACC(s, preattach_violation_blocks, c->violation_blocks);
+	}
 	ACC(s, kernel_dirty_blocks, c->kernel_dirty_blocks);
 	ACC(s, bitmap_folios, c->bitmap_read);
 	ACC(s, nlink, c->nlink);

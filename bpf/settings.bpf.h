@@ -33,6 +33,12 @@ SETTING(__u32, submit_proto, SUBMIT_RANGE);	/* enum submit_proto */
 SETTING(__u32, wb_folio_arg, 0);	/* which argument is the folio */
 SETTING(bool, track_physical, false);	/* verify: match bios to data */
 /*
+ * The clean -> dirty hook is attached (tracepoint mode, full accounting):
+ * a folio whose first page's record has no folio pointer went dirty
+ * before attach, and is looked up in the page cache (writeback.bpf.c).
+ */
+SETTING(bool, folio_ptr_hook, false);
+/*
  * verify --simulate-clean N: in folios whose first page index is a
  * multiple of N, the first dirty block is hidden from the check, so the
  * kernel's (correct) submission of it shows as a violation. Exercises the

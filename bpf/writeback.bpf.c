@@ -339,17 +339,24 @@ static __always_inline int wb_fill_body(struct wb_ctx *c, struct folio_bits *bit
 	 * and page_take() must stay within 512 bytes together (6.1 counts a
 	 * callback as a call, at least 32 bytes): 448 now.
 	 */
-	/* always-on: no records; the folio from the page cache (tracepoint mode) */
 	have0 = always_on() ? 0 : page_take(&c->key, &rec0);
-	if (!folio && always_on() && bitmap_kind != BITMAP_NONE)
-		folio = recorded_folio(fi, (__u64)page_cache_folio(fi->mapping, c->key.index,
-								   direct),
-				       c->key.index, &head, direct);
-	else if (!folio)
-		folio = recorded_folio(fi, have0 ? rec0.folio_ptr : 0, c->key.index, &head,
-				       direct);
-	else if (folio_head_read(folio, &head, direct))
+	if (!folio) {
+		/* tracepoint mode: the folio the first page's record kept */
+		__u64 ptr = have0 ? rec0.folio_ptr : 0;
+
+		/* none: its clean -> dirty came before attach (issue 22) */
+		c->preattach = folio_ptr_hook && !ptr;
+		/*
+		 * The page cache has it (always-on keeps no records at all):
+		 * needed only for the bitmap of a folio of several blocks.
+		 */
+		if (!ptr && nr_blocks > 1 && bitmap_kind != BITMAP_NONE)
+			ptr = (__u64)page_cache_folio(fi->mapping, c->key.index, direct);
+		if (nr_blocks > 1)
+			folio = recorded_folio(fi, ptr, c->key.index, &head, direct);
+	} else if (folio_head_read(folio, &head, direct)) {
 		folio = NULL;
+	}
 	/* The kernel's own view of which blocks are dirty, where it has one
 	 * (without per-block state yet: every block before EOF) */
 	bw.eof_blocks = blocks_before_eof(fi, c, nr_blocks);

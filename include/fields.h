@@ -19,9 +19,10 @@
  *        differences), MAX (the larger), GAUGE (the newer one: the value
  *        with the later last_ns)
  * json   when the stats object shows it: ALWAYS; IF_OTHER, IF_WHOLE,
- *        IF_BITMAP (null unless the plan can measure it: the kernel's
- *        dirty bitmap or a whole-folio dirtying hook, such a hook, the
- *        bitmap); NEVER (kept for the tool's own use)
+ *        IF_BITMAP, IF_PREATTACH (null unless the plan can measure it:
+ *        the kernel's dirty bitmap or a whole-folio dirtying hook, such a
+ *        hook, the bitmap; the clean -> dirty hook, which tells a folio
+ *        dirtied before attach); NEVER (kept for the tool's own use)
  * level  what it needs of the accounting level (enum accounting_level):
  *        ANY (every level), RECORDS (per-page records: the full level
  *        only), DIRTY (which blocks were dirty: the full level's records,
@@ -63,6 +64,12 @@
 	X(unexplained_blocks,	"blocks",	SUM,	IF_BITMAP, RECORDS)	\
 	/* submitted where the blocks are unknown */			\
 	X(unchecked_blocks,	"blocks",	SUM,	ALWAYS, ANY)	\
+	/* folios dirtied before attach (their clean -> dirty not seen),	\
+	 * checked against the kernel's bitmap: the folios, their submitted	\
+	 * blocks checked, and those written clean (violations too) */	\
+	X(preattach_folios,	"folios",	SUM,	IF_PREATTACH, RECORDS) \
+	X(preattach_checked_blocks, "blocks",	SUM,	IF_PREATTACH, RECORDS) \
+	X(preattach_violation_blocks, "blocks",	SUM,	IF_PREATTACH, RECORDS) \
 	/* read from the kernel's dirty bitmap; folios it was read for */ \
 	X(kernel_dirty_blocks,	"blocks",	SUM,	IF_BITMAP, ANY)	\
 	X(bitmap_folios,	"folios",	SUM,	IF_BITMAP, ANY)	\
@@ -73,7 +80,7 @@
 
 /* How a field merges, and when JSON shows it: see WA_STATS_FIELDS. */
 enum wa_merge { WA_SUM, WA_MAX, WA_GAUGE };
-enum wa_json { WA_ALWAYS, WA_IF_OTHER, WA_IF_WHOLE, WA_IF_BITMAP, WA_NEVER };
+enum wa_json { WA_ALWAYS, WA_IF_OTHER, WA_IF_WHOLE, WA_IF_BITMAP, WA_IF_PREATTACH, WA_NEVER };
 /* What a field needs of the accounting level: see WA_STATS_FIELDS. */
 enum wa_need { WA_NEED_ANY, WA_NEED_RECORDS, WA_NEED_DIRTY };
 

@@ -171,6 +171,13 @@ struct wb_ctx {
 	__u32 counted;			/* this folio passes the filters */
 	__u32 checkable;		/* its whole dirty state is known */
 	__u32 active;			/* a folio is in progress */
+	/*
+	 * Dirtied before attach: its clean -> dirty was not seen (no folio
+	 * pointer in its first page's record), its dirty blocks are read
+	 * from the kernel's bitmap and its figures also counted apart.
+	 */
+	__u32 preattach;
+	__u32 pad_flags;
 	/* words beyond the folio's blocks are never read: not reset */
 	__u64 dirty[IOMAPDIRTY_MAX_BITMAP_WORDS / 2];	/* dirty, any cause */
 	__u64 seen[IOMAPDIRTY_MAX_BITMAP_WORDS / 2];	/* by writes or whole */

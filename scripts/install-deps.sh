@@ -8,7 +8,8 @@ pkgs=(clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
       libmicrohttpd-dev prometheus libsystemd-dev libcrypt-dev apache2-utils openssl
       libncurses-dev libjson-c-dev xfsprogs fio jq tmux util-linux procps bpftrace
       chromium python3 fdisk strace dmsetup
-      debhelper lintian mmdebstrap podman runc catatonit python3-yaml)
+      debhelper lintian mmdebstrap podman runc catatonit python3-yaml
+      postgresql)	# tests/cli/verify_postgres.sh: a database under verify
 if [ "${1:-}" = "--lab" ]; then
 	pkgs+=(linux-source-6.1 linux-source-6.12 build-essential bc bison flex
 	       libssl-dev dwarves qemu-system-x86 busybox-static cpio xz-utils

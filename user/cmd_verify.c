@@ -32,19 +32,29 @@
  * and a bio may wait in a plug; both take milliseconds, not seconds.
  */
 #define SETTLE_SECONDS	2.0
+/* --blocks is checked this often; progress lines come every few seconds */
+#define TICK_SECONDS	0.5
+#define PROGRESS_SECONDS	3.0
 #define ULL(x)		((unsigned long long)(x))
 
 struct verify_args {
 	struct session_opts so;
 	double duration;	/* 0: until signalled */
+	unsigned long long blocks;	/* --blocks: stop once checked; 0: no */
+	bool progress;		/* progress on stderr even if not a tty */
 	bool json;
 	unsigned long long list;
 };
 
-enum { OPT_JSON = 0x500, OPT_SIMULATE, OPT_LIST, OPT_SIMULATE_UNSEEN };
+enum { OPT_JSON = 0x500, OPT_SIMULATE, OPT_LIST, OPT_SIMULATE_UNSEEN, OPT_BLOCKS,
+	OPT_PROGRESS };
 
 static const struct argp_option verify_options[] = {
 	{ "duration", 'D', "SECONDS", 0, "Observe this long (default: until SIGINT/SIGTERM)", 0 },
+	{ "blocks", OPT_BLOCKS, "N", 0, "Stop once N submitted blocks are checked (or at "
+	  "--duration, whichever comes first)", 0 },
+	{ "progress", OPT_PROGRESS, NULL, 0, "Progress on stderr every few seconds even when "
+	  "stderr is not a terminal (it is shown on a terminal anyway)", 0 },
 	{ "json", OPT_JSON, NULL, 0, "JSON report (schema iomapdirty/1)", 0 },
 	{ "list", OPT_LIST, "N", 0, "Offending folios listed (default 10)", 0 },
 	{ "simulate-clean", OPT_SIMULATE, "N", 0,
@@ -69,6 +79,13 @@ static error_t verify_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_JSON:
 		a->json = true;
+		break;
+	case OPT_BLOCKS:
+		if (parse_u64(arg, 1, 1ULL << 50, &a->blocks))
+			argp_error(state, "--blocks wants a positive number of blocks");
+		break;
+	case OPT_PROGRESS:
+		a->progress = true;
 		break;
 	case OPT_LIST:
 		if (parse_u64(arg, 0, MAX_OFFENDERS, &a->list))
@@ -103,12 +120,26 @@ static void why_add(struct verify_report *v, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The PASS reason: what was checked, the pre-attach folios apart. */
+static void why_pass(struct verify_report *v, const struct wa_stats *t)
+{
+	snprintf(v->why, sizeof(v->why), "only dirty blocks reached the device (%llu "
+		 "folios, %llu blocks checked, every one seen at the block layer)",
+		 ULL(t->folios - t->preattach_folios), ULL(v->checked_blocks));
+	if (t->preattach_folios)
+		why_add(v, "%llu folios dirtied before attach, %llu of their blocks checked "
+			"against the kernel's dirty bitmap and seen at the block layer "
+			"(reported apart)", ULL(t->preattach_folios),
+			ULL(t->preattach_checked_blocks));
+}
+
 /*
  * FAIL when clean blocks were sent (or cannot be told apart); PASS only
  * with evidence: at least one block checked, no block unchecked, nothing
  * lost, and every submitted block seen in a write bio. Anything less is
  * INCOMPLETE ("no evidence" when nothing was checked), naming what is
- * missing.
+ * missing. Folios dirtied before attach are checked against the kernel's
+ * dirty bitmap like the others and counted apart: never missing evidence.
  */
 static void decide(const struct session *s, const struct wa_stats *t,
 		   uint64_t losses, struct verify_report *v)
@@ -117,6 +148,8 @@ static void decide(const struct session *s, const struct wa_stats *t,
 	uint64_t checked = t->submitted_blocks - t->unchecked_blocks;
 
 	v->why[0] = 0;
+	v->tells_preattach = plan_tells_preattach(p);
+	v->checked_blocks = checked - t->preattach_checked_blocks;
 	if (p->bitmap == BITMAP_NONE) {
 		v->verdict = VERDICT_FAIL;
 		snprintf(v->why, sizeof(v->why), "this kernel has no per-block dirty "
@@ -129,17 +162,18 @@ static void decide(const struct session *s, const struct wa_stats *t,
 	if (t->violation_blocks) {
 		v->verdict = VERDICT_FAIL;
 		snprintf(v->why, sizeof(v->why), "%llu clean blocks in %llu folios "
-			 "were submitted to the device", ULL(t->violation_blocks),
-			 ULL(t->violation_folios));
+			 "were submitted to the device (%llu of them in folios dirtied "
+			 "before attach)", ULL(t->violation_blocks),
+			 ULL(t->violation_folios), ULL(t->preattach_violation_blocks));
 		return;
 	}
 	if (!t->submitted_blocks)
 		why_add(v, "no data block was written back while observing: nothing "
 			"was checked");
 	if (t->unchecked_blocks)
-		why_add(v, "%llu submitted blocks could not be checked (dirtied before "
-			"attach, or no per-block offsets from this kernel's tracepoint)",
-			ULL(t->unchecked_blocks));
+		why_add(v, "%llu submitted blocks could not be checked (their folio's "
+			"dirty bitmap could not be read, or no per-block offsets from "
+			"this kernel's tracepoint)", ULL(t->unchecked_blocks));
 	if (losses)
 		why_add(v, "%llu events were lost (see losses)", ULL(losses));
 	if (!v->bios_watched)
@@ -156,9 +190,7 @@ static void decide(const struct session *s, const struct wa_stats *t,
 		return;
 	}
 	v->verdict = VERDICT_PASS;
-	snprintf(v->why, sizeof(v->why), "only dirty blocks reached the device (%llu "
-		 "folios, %llu blocks checked, every one seen at the block layer)",
-		 ULL(t->folios), ULL(t->submitted_blocks));
+	why_pass(v, t);
 }
 
 /*
@@ -189,6 +221,68 @@ static void settle(struct session *s, struct verify_report *r)
 	}
 	r->pending = n;
 	free(p);
+}
+
+/* What the window has checked so far (a flush and a reading, as hist's). */
+struct progress {
+	uint64_t checked;	/* submitted blocks checked, pre-attach ones too */
+	uint64_t preattach;	/* of those, in folios dirtied before attach */
+	uint64_t pending;	/* submitted, not yet seen in a write bio */
+};
+
+static int progress_read(struct session *s, struct progress *p, bool pending)
+{
+	struct snapshot snap;
+	struct wa_stats t;
+
+	if (engine_flush(&s->engine, ENGINE_FLUSH_IDLE_NS) ||
+	    engine_snapshot(&s->engine, &snap))
+		return -1;
+	snapshot_totals(&snap, &t);
+	p->checked = t.submitted_blocks - t.unchecked_blocks;
+	p->preattach = t.preattach_checked_blocks;
+	snapshot_free(&snap);
+	if (pending)
+		p->pending = engine_pending_blocks(&s->engine);
+	return 0;
+}
+
+/*
+ * Observes until --duration, a signal, or --blocks checked; with progress
+ * on, says every few seconds on stderr what has been checked and what is
+ * still waited for. Returns whether --blocks was reached.
+ */
+static bool observe(struct session *s, const struct verify_args *a)
+{
+	bool progress = a->progress || isatty(STDERR_FILENO);
+	uint64_t start = engine_now_ns();
+	double elapsed = 0, shown = 0, step;
+	struct progress p = {};
+	bool show;
+
+	if (!progress && !a->blocks) {
+		session_sleep(a->duration > 0 ? a->duration : 1e9);
+		return false;
+	}
+	while (!session_exiting && (a->duration <= 0 || elapsed < a->duration)) {
+		step = TICK_SECONDS;
+		if (a->duration > 0 && a->duration - elapsed < step)
+			step = a->duration - elapsed;
+		session_sleep(step);
+		elapsed = (engine_now_ns() - start) / 1e9;
+		show = progress && elapsed - shown >= PROGRESS_SECONDS;
+		if ((a->blocks || show) && progress_read(s, &p, show))
+			continue;
+		if (show) {
+			fprintf(stderr, "iomapdirty: %.0f s: %llu blocks checked (%llu in folios "
+				"dirtied before attach), %llu pending at the block layer\n",
+				elapsed, ULL(p.checked), ULL(p.preattach), ULL(p.pending));
+			shown = elapsed;
+		}
+		if (a->blocks && p.checked >= a->blocks)
+			return true;
+	}
+	return false;
 }
 
 /* The first offenders listed, with their paths as they are now. */
@@ -226,11 +320,8 @@ static int run_verify(struct session *s, void *args)
 	struct wa_stats t;
 
 	fprintf(stderr, "iomapdirty: ready (pid %d)\n", getpid());
-	if (a->duration > 0)
-		session_sleep(a->duration);
-	else
-		while (!session_exiting)
-			session_sleep(3600);
+	r.blocks_goal = a->blocks;
+	r.blocks_reached = observe(s, a);
 	/* the figures are frozen here; the block layer may lag behind them */
 	if (engine_summary(&s->engine, &d)) {
 		fprintf(stderr, "iomapdirty: reading the counters failed\n");
@@ -247,6 +338,7 @@ static int run_verify(struct session *s, void *args)
 	}
 	r.offenders = offenders;
 	snapshot_totals(&d, &t);
+	r.totals = t;
 	decide(s, &t, snapshot_losses(&d), &r);
 	if (a->json)
 		report_verify_json(stdout, &s->report, &r);

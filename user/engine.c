@@ -45,6 +45,7 @@ static void set_rodata(struct iomapdirty_bpf *skel, const struct plan *p,
 	ro->submit_proto = p->submit_proto;
 	ro->wb_folio_arg = p->wb_folio_arg;
 	ro->track_physical = o->verify;
+	ro->folio_ptr_hook = p->hooks[HOOK_FOLIO_PTR].chosen;
 	ro->simulate_clean_every = o->simulate_clean_every;
 	ro->simulate_unseen_bios = o->simulate_unseen_bios;
 	ro->accounting = p->accounting;

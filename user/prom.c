@@ -195,6 +195,12 @@ static const char *const field_help[NR_PROM_FIELDS] = {
 		"or whole-folio dirtying seen",
 	[PF_unchecked_blocks] = "Submitted blocks that could not be checked (dirtied before "
 		"attach, no per-block offsets)",
+	[PF_preattach_folios] = "Folios dirtied before attach (their clean -> dirty not seen), "
+		"checked against the kernel's dirty bitmap at writeback",
+	[PF_preattach_checked_blocks] = "Submitted blocks of folios dirtied before attach, "
+		"checked against the kernel's dirty bitmap",
+	[PF_preattach_violation_blocks] = "VIOLATION: clean blocks submitted in folios dirtied "
+		"before attach (in violation_blocks_total too); 0 on a correct kernel",
 	[PF_kernel_dirty_blocks] = "Blocks the kernel's per-block dirty bitmap marked dirty at "
 		"writeback",
 	[PF_bitmap_folios] = "Folios whose dirty bitmap was read at writeback",

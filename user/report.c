@@ -301,6 +301,15 @@ bool plan_hooks_whole_dirty(const struct plan *p)
 		      p->hooks[HOOK_WHOLE_DIRTY].mech != MECH_DERIVED);
 }
 
+/*
+ * A folio dirtied before attach is told apart where the clean -> dirty
+ * hook is attached: it went dirty with none seen (bpf/writeback.bpf.c).
+ */
+bool plan_tells_preattach(const struct plan *p)
+{
+	return !p || p->hooks[HOOK_FOLIO_PTR].chosen;
+}
+
 bool report_measures_other(const struct plan *p)
 {
 	return plan_has_bitmap(p) || plan_hooks_whole_dirty(p);
@@ -321,6 +330,8 @@ static bool plan_measures_json(enum wa_json when, const struct plan *p)
 		return plan_hooks_whole_dirty(p);
 	case WA_IF_BITMAP:
 		return plan_has_bitmap(p);
+	case WA_IF_PREATTACH:
+		return plan_tells_preattach(p);
 	default:
 		return true;
 	}

@@ -82,6 +82,7 @@ bool wa_field_measured(const struct wa_field *f, const struct plan *p);
  * whole-folio dirtying hook of its own (JSON nulls, absent metrics). */
 bool plan_has_bitmap(const struct plan *p);
 bool plan_hooks_whole_dirty(const struct plan *p);
+bool plan_tells_preattach(const struct plan *p);
 /* "losses": { counter: n, ... } for every loss counter. */
 void report_losses_json(struct json *j, const struct snapshot *d);
 
@@ -120,6 +121,16 @@ struct verify_report {
 	bool simulate_unseen;		/* --simulate-unseen-bios */
 	enum verdict verdict;
 	bool no_evidence;		/* INCOMPLETE: nothing was checked */
+	/*
+	 * Submitted blocks checked: of folios dirtied inside the window, and
+	 * of folios dirtied before attach (reported apart, issue 22; only
+	 * where the plan tells them apart: tells_preattach).
+	 */
+	uint64_t checked_blocks;
+	bool tells_preattach;
+	uint64_t blocks_goal;		/* --blocks N, 0 if not */
+	bool blocks_reached;		/* stopped because N were checked */
+	struct wa_stats totals;		/* over the filesystems */
 	char why[1024];
 };
 

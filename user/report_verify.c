@@ -40,6 +40,13 @@ static void fs_text(FILE *out, const struct fs_entry *fs, const struct plan *p)
 		fprintf(out, "  dirty only in the kernel n/a (no dirty bitmap in this "
 			"kernel)\n");
 	fprintf(out, "  not checked              %llu blocks\n", ULL(f->unchecked_blocks));
+	if (plan_tells_preattach(p))
+		fprintf(out, "  dirtied before attach    %llu folios: %llu blocks checked, "
+			"%llu written clean\n", ULL(f->preattach_folios),
+			ULL(f->preattach_checked_blocks), ULL(f->preattach_violation_blocks));
+	else
+		fprintf(out, "  dirtied before attach    n/a (the writeback hook has the "
+			"folio: checked with the others)\n");
 }
 
 void report_verify_text(FILE *out, const struct report_ctx *rc,
@@ -48,7 +55,8 @@ void report_verify_text(FILE *out, const struct report_ctx *rc,
 	const struct snapshot *d = r->d;
 
 	report_header_text(out, rc);
-	fprintf(out, "observed %.2f s\n", d->seconds);
+	fprintf(out, "observed %.2f s%s\n", d->seconds,
+		r->blocks_reached ? " (stopped: --blocks checked)" : "");
 	if (d->counters[CNT_SIMULATED_FOLIOS])
 		fprintf(out, "SIMULATED: --simulate-clean %llu hid one dirty block from "
 			"the check in %llu folios; violations below are not the "
@@ -123,6 +131,31 @@ static void offender_json(struct json *j, const struct verify_offender *o)
 	json_object_end(j);
 }
 
+/* key: v, or null where the plan does not measure it */
+static void kv_u64_or_null(struct json *j, const char *key, bool measured, uint64_t v)
+{
+	json_key(j, key);
+	if (measured)
+		json_u64(j, v);
+	else
+		json_null(j);
+}
+
+/* What was checked, the folios dirtied before attach apart (or null). */
+static void preattach_json(struct json *j, const struct verify_report *r)
+{
+	const struct wa_stats *t = &r->totals;
+
+	json_kv_u64(j, "checked_blocks", r->checked_blocks);
+	kv_u64_or_null(j, "blocks_goal", r->blocks_goal, r->blocks_goal);
+	json_kv_bool(j, "blocks_goal_reached", r->blocks_reached);
+	kv_u64_or_null(j, "preattach_folios", r->tells_preattach, t->preattach_folios);
+	kv_u64_or_null(j, "preattach_checked_blocks", r->tells_preattach,
+		       t->preattach_checked_blocks);
+	kv_u64_or_null(j, "preattach_violation_blocks", r->tells_preattach,
+		       t->preattach_violation_blocks);
+}
+
 void report_verify_json(FILE *out, const struct report_ctx *rc,
 			const struct verify_report *r)
 {
@@ -139,6 +172,7 @@ void report_verify_json(FILE *out, const struct report_ctx *rc,
 	json_kv_string(&j, "verdict", verdict_word(r, false));
 	json_kv_u64(&j, "exit_code", r->verdict);
 	json_kv_string(&j, "reason", r->why);
+	preattach_json(&j, r);
 	json_kv_u64(&j, "simulated_clean_folios", d->counters[CNT_SIMULATED_FOLIOS]);
 	json_kv_bool(&j, "simulated_unseen_bios", r->simulate_unseen);
 	json_key(&j, "plan");

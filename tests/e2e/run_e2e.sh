@@ -195,6 +195,7 @@ compare_stats_always_on() {
 		"$(jq -c '.app_bytes' <<<"$got")"
 	e2e_compare "$n" "$want" "$got" dirty_blocks dirty_bytes folios \
 		submitted_blocks submitted_bytes max_folio_bytes
+	check_preattach "$n" "$want" "$got"
 	e2e_check_ratio "$n.folio_amplification" \
 		"$(jq -c '.folio_amplification' <<<"$want")" \
 		"$(jq -c '.folio_amplification' <<<"$got")"
@@ -225,6 +226,7 @@ compare_stats() {
 		e2e_check_ratio "$n.$f" "$(jq -c --arg f "$f" '.[$f]' <<<"$want")" \
 			"$(jq -c --arg f "$f" '.[$f]' <<<"$got")"
 	done
+	check_preattach "$n" "$want" "$got"
 	for f in "${ZERO_FIELDS[@]}"; do	# 0 unless the mode says otherwise
 		e2e_check "$n.$f" "$(jq -c --arg f "$f" '.[$f] // 0' <<<"$want")" \
 			"$(jq -c --arg f "$f" '.[$f]' <<<"$got")"
@@ -232,28 +234,45 @@ compare_stats() {
 }
 
 # mode_view NAME VIEW: the workload's figures as this mode can know them.
-# Tracepoint modes learn a folio's pointer (hence its dirty bitmap) when it
-# goes clean -> dirty: a folio dirtied before attach is written back with
-# its dirtying unknown, counted as the loss folio_pointer_missing, its
-# submitted blocks as unseen_submitted_blocks (docs/json-schema.md).
+# Tracepoint modes learn a folio's pointer when it goes clean -> dirty: a
+# folio dirtied before attach has none, and is found in the page cache,
+# its dirty blocks read from the kernel's bitmap as in every other mode
+# (other_dirty_blocks: the workload's view of --unseen writes), and is
+# also counted apart: preattach_folios, preattach_checked_blocks (issue
+# 22; before, it was the loss folio_pointer_missing with no dirty blocks).
 mode_view() {
 	local name=$1 view=$2
-	# always-on: writeback finds the folio in the page cache, whenever dirtied
-	if [[ $ACCOUNTING == full && $name == preattach_* && ($CUR_MODE == tracepoint || $CUR_MODE == raw_tp) ]]; then
+	if [[ $ACCOUNTING == full && $name == preattach_* ]] && mode_tells_preattach; then
 		jq -c '
-			def unknown: . + {dirty_blocks: 0, dirty_bytes: 0,
-				other_dirty_blocks: 0, other_dirty_folios: 0,
-				folio_amplification: null,
-				folios_no_dirty_seen: .folios,
-				unseen_submitted_blocks: .submitted_blocks,
-				per_folio: (.per_folio + {
-					dirty_blocks: {"0": .folios},
-					folio_amplification: {}})};
-			.totals |= unknown | .files |= map_values(unknown)
-			| .losses = {folio_pointer_missing: .totals.folios}' <<<"$view"
+			def apart: . + {preattach_folios: .folios,
+				preattach_checked_blocks: .submitted_blocks};
+			.totals |= apart | .files |= map_values(apart)' <<<"$view"
 	else
 		echo "$view"
 	fi
+}
+
+# Whether this mode tells folios dirtied before attach apart: the
+# clean -> dirty hook (writeback_dirty_folio) gives tracepoint modes the
+# folio; fentry and kprobe get it from the writeback hook (null there).
+mode_tells_preattach() {
+	[[ $ACCOUNTING == full && ($CUR_MODE == tracepoint || $CUR_MODE == raw_tp) ]]
+}
+
+# check_preattach NAME WANT GOT: the folios dirtied before attach, counted
+# apart (0 in a scenario that dirties nothing before), or null where the
+# mode does not tell them apart.
+check_preattach() {
+	local n=$1 want=$2 got=$3 f
+	for f in preattach_folios preattach_checked_blocks preattach_violation_blocks; do
+		if mode_tells_preattach; then
+			e2e_check "$n.$f" "$(jq -c --arg f "$f" '.[$f] // 0' <<<"$want")" \
+				"$(jq -c --arg f "$f" '.[$f]' <<<"$got")"
+		else
+			e2e_check "$n.$f(not told apart)" null \
+				"$(jq -c --arg f "$f" '.[$f]' <<<"$got")"
+		fi
+	done
 }
 
 # compare_truth NAME TRUTH(kernel: tracefs_truth.sh object) GOT(tool stats)

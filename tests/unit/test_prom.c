@@ -140,6 +140,7 @@ static void every_field_exported(void)
 
 	plan.hooks[HOOK_WHOLE_DIRTY].chosen = true;
 	plan.hooks[HOOK_WHOLE_DIRTY].mech = MECH_FENTRY;	/* needs no program row */
+	plan.hooks[HOOK_FOLIO_PTR].chosen = true;	/* tells pre-attach folios apart */
 	textbuf_init(&tb, 1 << 20);
 	prom_render(&tb, &s, &c);
 #define FIELD_EXPORTED(name, unit, merge, json, level) do {				\
@@ -170,6 +171,7 @@ static void always_on_level(void)
 		"iomapdirty_other_dirty_blocks_total{", "iomapdirty_other_dirty_folios_total{",
 		"iomapdirty_whole_folio_dirty_events_total{",
 		"iomapdirty_unexplained_blocks_total{", "iomapdirty_page_records_max",
+		"iomapdirty_preattach_folios_total{", "iomapdirty_preattach_checked_blocks_total{",
 	};
 	static const char *const present[] = {
 		"iomapdirty_app_bytes_total{", "iomapdirty_write_calls_total{",

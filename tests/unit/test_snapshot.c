@@ -141,7 +141,8 @@ static void check_stats_json(void)
 		.submitted_bytes = 16, .unseen_submitted_blocks = 17, .hole_bytes = 18,
 		.violation_blocks = 19, .violation_folios = 20, .unexplained_blocks = 21,
 		.unchecked_blocks = 22, .kernel_dirty_blocks = 23, .bitmap_folios = 24,
-		.nlink = 25, .last_ns = 26,
+		.nlink = 25, .last_ns = 26, .preattach_folios = 27,
+		.preattach_checked_blocks = 28, .preattach_violation_blocks = 29,
 	};
 	struct plan no_bitmap = { .bitmap = BITMAP_NONE }, bitmap = { .bitmap = BITMAP_IFS };
 	char buf[2048];
@@ -154,7 +155,9 @@ static void check_stats_json(void)
 		  "\"max_folio_bytes\":13,\"block_bytes\":14,\"submitted_blocks\":40,"
 		  "\"submitted_bytes\":16,\"unseen_submitted_blocks\":17,\"hole_bytes\":18,"
 		  "\"violation_blocks\":19,\"violation_folios\":20,\"unexplained_blocks\":21,"
-		  "\"unchecked_blocks\":22,\"kernel_dirty_blocks\":23,\"bitmap_folios\":24,"
+		  "\"unchecked_blocks\":22,\"preattach_folios\":27,"
+		  "\"preattach_checked_blocks\":28,\"preattach_violation_blocks\":29,"
+		  "\"kernel_dirty_blocks\":23,\"bitmap_folios\":24,"
 		  "\"block_rounding\":4.0000,\"folio_amplification\":2.8750}\n",
 		  "stats JSON: every field, in the documented order");
 	CHECK_STR(stats_json(&s, &no_bitmap, buf, sizeof(buf)),
@@ -165,7 +168,9 @@ static void check_stats_json(void)
 		  "\"max_folio_bytes\":13,\"block_bytes\":14,\"submitted_blocks\":40,"
 		  "\"submitted_bytes\":16,\"unseen_submitted_blocks\":17,\"hole_bytes\":18,"
 		  "\"violation_blocks\":19,\"violation_folios\":20,\"unexplained_blocks\":null,"
-		  "\"unchecked_blocks\":22,\"kernel_dirty_blocks\":null,\"bitmap_folios\":null,"
+		  "\"unchecked_blocks\":22,\"preattach_folios\":null,"
+		  "\"preattach_checked_blocks\":null,\"preattach_violation_blocks\":null,"
+		  "\"kernel_dirty_blocks\":null,\"bitmap_folios\":null,"
 		  "\"block_rounding\":4.0000,\"folio_amplification\":2.8750}\n",
 		  "stats JSON: null where neither a bitmap nor a whole-folio hook measures");
 	CHECK(strstr(stats_json(&s, &bitmap, buf, sizeof(buf)),
