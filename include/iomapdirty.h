@@ -102,6 +102,12 @@ struct unwritten {
 	__u64 app_bytes;
 };
 
+/* run: another process's writes into one file (bpf/other_writes.bpf.h). */
+struct other_write {
+	__u64 app_bytes;
+	__u64 write_calls;
+};
+
 struct phys_key {
 	__u64 block;		/* physical address >> block bits */
 	__u32 dev;		/* block device */

@@ -22,6 +22,9 @@ struct engine_opts {
 	bool verify;		/* also match write bios to submitted data */
 	uint32_t simulate_clean_every;	/* verify --simulate-clean N */
 	bool simulate_unseen_bios;	/* verify --simulate-unseen-bios */
+	uint64_t cgroup_id;	/* run: CMD's cgroup v2 id, 0 for every cgroup */
+	uint32_t cgroup_level;	/* its depth under the v2 root */
+	bool count_others;	/* run: sum the other cgroups' writes apart */
 };
 
 struct engine {
@@ -105,5 +108,13 @@ struct unwritten_entry {
  * has not taken yet (still dirty in the page cache). Count, or -errno.
  */
 int engine_unwritten(struct engine *e, struct unwritten_entry *out, int max);
+
+/* run: what processes outside CMD's cgroup wrote, summed over its files. */
+struct other_total {
+	uint64_t app_bytes;
+	uint64_t write_calls;
+	uint64_t files;
+};
+void engine_other_writes(struct engine *e, struct other_total *t);
 
 #endif

@@ -459,6 +459,24 @@ int engine_pending_still(struct engine *e, struct pending_entry *p, int n)
 	return kept;
 }
 
+void engine_other_writes(struct engine *e, struct other_total *t)
+{
+	int fd = bpf_map__fd(e->skel->maps.other_writes);
+	struct file_key key, prev, *p = NULL;
+	struct other_write o;
+
+	memset(t, 0, sizeof(*t));
+	while (bpf_map_get_next_key(fd, p, &key) == 0) {
+		if (bpf_map_lookup_elem(fd, &key, &o) == 0) {
+			t->app_bytes += o.app_bytes;
+			t->write_calls += o.write_calls;
+			t->files++;
+		}
+		prev = key;
+		p = &prev;
+	}
+}
+
 int engine_unwritten(struct engine *e, struct unwritten_entry *out, int max)
 {
 	int fd = bpf_map__fd(e->skel->maps.unwritten);

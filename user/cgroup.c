@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0
+/* cgroup v2 for `run`: see cgroup.h. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "cgroup.h"
+#include "fsinfo.h"
+
+bool cgroup_v2_mount(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	struct mountinfo_line m;
+	char line[8192];
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		if (!mountinfo_parse(line, &m) && !strcmp(m.fstype, "cgroup2") &&
+		    (size_t)snprintf(buf, len, "%s", m.mount) < len)
+			found = true;
+	fclose(f);
+	return found;
+}
+
+bool cgroup_v2_self(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	char line[4096 + 8];
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (!strncmp(line, "0::/", 4) && !strstr(line, "/..") &&
+		    (size_t)snprintf(buf, len, "%s", line + 3) < len)
+			found = true;
+	}
+	fclose(f);
+	return found;
+}
+
+uint32_t cgroup_level_of(const char *rel)
+{
+	uint32_t level = 0;
+
+	for (const char *p = rel; *p; p++)
+		if (*p == '/' && p[1] && p[1] != '/')
+			level++;
+	return level;
+}
+
+int run_cgroup_make(struct run_cgroup *c, char *err, size_t len)
+{
+	char root[4096], self[4096];
+	struct stat st;
+	int n;
+
+	memset(c, 0, sizeof(*c));
+	if (!cgroup_v2_mount(root, sizeof(root)) || !cgroup_v2_self(self, sizeof(self))) {
+		snprintf(err, len, "no cgroup v2 hierarchy (no cgroup2 in /proc/self/mountinfo, "
+			 "or no 0:: line in /proc/self/cgroup): run cannot tell CMD's writes "
+			 "from other processes'; --all counts every process's");
+		return -EOPNOTSUPP;
+	}
+	/* unique: our pid and the clock; mkdir fails on an existing name */
+	n = snprintf(c->rel, sizeof(c->rel), "%s/iomapdirty-run.%d.%lx",
+		     strcmp(self, "/") ? self : "", (int)getpid(), (long)time(NULL));
+	if (n < 0 || (size_t)n >= sizeof(c->rel) ||
+	    (size_t)snprintf(c->path, sizeof(c->path), "%s%s", root, c->rel) >= sizeof(c->path)) {
+		snprintf(err, len, "cgroup path too long under %s", root);
+		return -ENAMETOOLONG;
+	}
+	if (mkdir(c->path, 0755)) {
+		n = -errno;
+		snprintf(err, len, "cannot make the cgroup %s for CMD: %s", c->path, strerror(errno));
+		return n;
+	}
+	c->made = true;
+	if (lstat(c->path, &st) || !S_ISDIR(st.st_mode)) {
+		n = -errno;
+		snprintf(err, len, "the cgroup %s vanished", c->path);
+		run_cgroup_remove(c);
+		return n ? n : -ENOENT;
+	}
+	c->id = st.st_ino;
+	c->level = cgroup_level_of(c->rel);
+	return 0;
+}
+
+static int write_word(const char *dir, const char *file, const char *word)
+{
+	char p[4200];
+	ssize_t w;
+	int fd;
+
+	if ((size_t)snprintf(p, sizeof(p), "%s/%s", dir, file) >= sizeof(p))
+		return -1;
+	fd = open(p, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -1;
+	w = write(fd, word, strlen(word));
+	if (close(fd) || w != (ssize_t)strlen(word))
+		return -1;
+	return 0;
+}
+
+int run_cgroup_enter(const struct run_cgroup *c)
+{
+	return write_word(c->path, "cgroup.procs", "0");
+}
+
+/*
+ * What CMD left running (a daemon it forked) would keep the cgroup busy:
+ * cgroup.kill (5.14+) ends it; rmdir is tried for up to a second while
+ * the killed processes exit.
+ */
+void run_cgroup_remove(struct run_cgroup *c)
+{
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+
+	if (!c->made)
+		return;
+	write_word(c->path, "cgroup.kill", "1");
+	for (int i = 0; i < 100; i++) {
+		if (!rmdir(c->path) || errno == ENOENT) {
+			c->made = false;
+			return;
+		}
+		if (errno != EBUSY)
+			break;
+		nanosleep(&tick, NULL);
+	}
+	fprintf(stderr, "iomapdirty: warning: cannot remove the cgroup %s: %s\n", c->path,
+		strerror(errno));
+}
