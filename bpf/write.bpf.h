@@ -23,6 +23,7 @@
 #include "settings.bpf.h"
 #include "write_sums.bpf.h"
 #include "other_writes.bpf.h"
+#include "writers.bpf.h"
 
 struct write_walk {
 	struct page_key key;
@@ -88,6 +89,7 @@ static __always_inline void record_write(const struct inode_facts *fi, __u64 pos
 			other_write_add(fi->dev, fi->ino, bytes);
 		return;
 	}
+	writer_note(fi->dev, fi->ino);
 	if (always_on()) {		/* no page records: the file's sum only */
 		write_sum_add(fi->dev, fi->ino, bytes);
 		return;

@@ -126,6 +126,8 @@ enum wa_field_merge { WA_STATS_FIELDS(WA_MERGE_ENUM) };
 	/* run: another process's write into a file other_writes	\
 	 * had no room for (its bytes are in no figure) */		\
 	X(CNT_OTHER_MAP_FULL,		"other_writes_map_full")	\
+	/* a file whose writer file_writers had no room for */	\
+	X(CNT_WRITER_MAP_FULL,		"writer_map_full")		\
 	/* kernel-side misses, read by user space (engine.c), never	\
 	 * counted by the BPF programs: runs skipped by recursion	\
 	 * protection (bpf_prog_info), kprobe/kretprobe hits missed	\

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cgroup v2 for `run`: see cgroup.h. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
 #include "cgroup.h"
@@ -54,6 +57,114 @@ uint32_t cgroup_level_of(const char *rel)
 		if (*p == '/' && p[1] && p[1] != '/')
 			level++;
 	return level;
+}
+
+#define CGROUP_CACHE	1024
+#define CGROUP_WALK_MAX	8192
+#define CGROUP_WALK_DEPTH	32
+
+static struct cgroup_cached {
+	uint64_t id;
+	char rel[512];
+} cache[CGROUP_CACHE];
+static unsigned int cache_next;
+static time_t last_walk;
+static int walked;
+
+static const char *cache_find(uint64_t id)
+{
+	for (int i = 0; i < CGROUP_CACHE; i++)
+		if (cache[i].id == id && id)
+			return cache[i].rel;
+	return NULL;
+}
+
+/* Directories below dirfd (whose path is rel), into the cache; closes dirfd. */
+static void walk(int dirfd, const char *rel, int depth)
+{
+	DIR *d = fdopendir(dirfd);
+	struct dirent *de;
+	struct stat st;
+
+	if (!d) {
+		close(dirfd);
+		return;
+	}
+	while (walked < CGROUP_WALK_MAX && (de = readdir(d))) {
+		struct cgroup_cached *c;
+		int fd;
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		fd = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st)) {
+			close(fd);
+			continue;
+		}
+		walked++;
+		c = &cache[cache_next++ % CGROUP_CACHE];
+		c->id = st.st_ino;
+		snprintf(c->rel, sizeof(c->rel), "%s/%s", rel, de->d_name);
+		if (depth < CGROUP_WALK_DEPTH)
+			walk(fd, c->rel, depth + 1);
+		else
+			close(fd);
+	}
+	closedir(d);
+}
+
+bool cgroup_path_of(uint64_t id, char *buf, size_t len)
+{
+	char root[4096];
+	const char *rel = cache_find(id);
+	struct stat st;
+	int fd;
+
+	if (!rel && time(NULL) != last_walk && cgroup_v2_mount(root, sizeof(root))) {
+		last_walk = time(NULL);
+		walked = 0;
+		fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd >= 0 && !fstat(fd, &st) && st.st_ino == id) {
+			close(fd);
+			return (size_t)snprintf(buf, len, "/") < len;
+		}
+		if (fd >= 0)
+			walk(fd, "", 1);
+		rel = cache_find(id);
+	}
+	return rel && (size_t)snprintf(buf, len, "%s", rel) < len;
+}
+
+int cgroup_v2_lookup(const char *arg, uint64_t *id, uint32_t *level, char *err, size_t len)
+{
+	char root[4096], path[8192];
+	const char *rel = arg;
+	size_t rl;
+	struct statfs sf;
+	struct stat st;
+
+	if (!cgroup_v2_mount(root, sizeof(root))) {
+		snprintf(err, len, "no cgroup v2 hierarchy is mounted");
+		return -EOPNOTSUPP;
+	}
+	rl = strlen(root);
+	if (!strncmp(arg, root, rl) && (arg[rl] == '/' || !arg[rl]))
+		rel = arg + rl;
+	if (strstr(rel, "/..") || !strncmp(rel, "..", 2)) {
+		snprintf(err, len, "'..' is not allowed in a cgroup path");
+		return -EINVAL;
+	}
+	snprintf(path, sizeof(path), "%s%s%s", root, *rel == '/' || !*rel ? "" : "/", rel);
+	if (lstat(path, &st) || !S_ISDIR(st.st_mode) || statfs(path, &sf) ||
+	    sf.f_type != CGROUP2_SUPER_MAGIC) {
+		snprintf(err, len, "%s is not a cgroup v2 directory", path);
+		return -ENOENT;
+	}
+	*id = st.st_ino;
+	*level = cgroup_level_of(path + rl);
+	return 0;
 }
 
 int run_cgroup_make(struct run_cgroup *c, char *err, size_t len)

@@ -30,6 +30,18 @@ bool cgroup_v2_mount(char *buf, size_t len);
 bool cgroup_v2_self(char *buf, size_t len);
 /* The depth of a path relative to the root: "/" 0, "/a" 1, "/a/b" 2. */
 uint32_t cgroup_level_of(const char *rel);
+/*
+ * --cgroup PATH: a directory of the v2 hierarchy, given under its mount
+ * or relative to its root; its id and level. 0, or -errno with err said.
+ */
+int cgroup_v2_lookup(const char *arg, uint64_t *id, uint32_t *level, char *err, size_t len);
+/*
+ * The path (relative to the v2 root) of the cgroup with this id, from a
+ * cache filled by a walk of the v2 tree (bounded: CGROUP_WALK_MAX
+ * directories, at most one walk a second, so a report never waits on
+ * more than one). false: not found (removed since, or not yet walked).
+ */
+bool cgroup_path_of(uint64_t id, char *buf, size_t len);
 /* Makes CMD's cgroup, a child of ours: 0, or -errno with err said. */
 int run_cgroup_make(struct run_cgroup *c, char *err, size_t len);
 /* In the child before exec: moves the calling process into c. 0 or -1. */

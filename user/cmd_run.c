@@ -542,6 +542,11 @@ static int run_prepare(void *args)
 	char err[512];
 	int ret;
 
+	if (a->so.cgroup_id) {
+		fprintf(stderr, "iomapdirty: run: --cgroup is not taken: CMD gets its own "
+			"cgroup (--all: every process's writes)\n");
+		return EXIT_USAGE;
+	}
 	if (a->all)
 		return EXIT_OK;
 	ret = run_cgroup_make(&run_cg, err, sizeof(err));

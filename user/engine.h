@@ -6,6 +6,7 @@
 #ifndef IOMAPDIRTY_ENGINE_H
 #define IOMAPDIRTY_ENGINE_H
 
+#include "cgroup_names.h"
 #include <stdbool.h>
 #include <stdint.h>
 #include "plan.h"
@@ -108,6 +109,18 @@ struct unwritten_entry {
  * has not taken yet (still dirty in the page cache). Count, or -errno.
  */
 int engine_unwritten(struct engine *e, struct unwritten_entry *out, int max);
+
+/* A file's first writer since attach, with the names its cgroup path gives. */
+struct writer_info {
+	uint64_t cgroup_id;
+	bool cgroup_known;	/* the id was found under the v2 mount */
+	char cgroup[512];	/* relative to the v2 root */
+	struct cgroup_names names;
+	char comm[17];
+	bool several;		/* other cgroups wrote the file too */
+};
+/* false if no writer of the file is known */
+bool engine_file_writer(struct engine *e, const struct file_key *key, struct writer_info *wi);
 
 /* run: what processes outside CMD's cgroup wrote, summed over its files. */
 struct other_total {
