@@ -18,8 +18,13 @@
 
 #define FILE_WRITERS_MAX	16384
 
+/*
+ * LRU: on a host that writes more files than this over days (the
+ * exporter), the files not written for longest give way, instead of the
+ * map filling up for good; a file written again is noted again.
+ */
 typedef struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, FILE_WRITERS_MAX);
 	__type(key, struct file_key);
 	__type(value, struct file_writer);
