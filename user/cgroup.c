@@ -190,7 +190,8 @@ int run_cgroup_make(struct run_cgroup *c, char *err, size_t len)
 	}
 	if (mkdir(c->path, 0755)) {
 		n = -errno;
-		snprintf(err, len, "cannot make the cgroup %s for CMD: %s", c->path, strerror(errno));
+		snprintf(err, len, "cannot make the cgroup %s for CMD: %s (--all: count every "
+			 "process's writes instead)", c->path, strerror(errno));
 		return n;
 	}
 	c->made = true;
