@@ -4,6 +4,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <linux/magic.h>
@@ -13,6 +15,8 @@
 #include <unistd.h>
 #include "cgroup.h"
 #include "fsinfo.h"
+
+#define RUN_CGROUP_PREFIX	"iomapdirty-run."
 
 bool cgroup_v2_mount(char *buf, size_t len)
 {
@@ -167,9 +171,36 @@ int cgroup_v2_lookup(const char *arg, uint64_t *id, uint32_t *level, char *err, 
 	return 0;
 }
 
+/*
+ * A run killed with SIGKILL leaves its (by then empty) cgroup behind:
+ * siblings named after a pid that no longer exists are removed (rmdir
+ * removes only an empty cgroup).
+ */
+static void remove_stale(const char *parent)
+{
+	DIR *d = opendir(parent);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char path[8192 + 256 + 2], *end;
+		long pid;
+
+		if (strncmp(de->d_name, RUN_CGROUP_PREFIX, strlen(RUN_CGROUP_PREFIX)))
+			continue;
+		pid = strtol(de->d_name + strlen(RUN_CGROUP_PREFIX), &end, 10);
+		if (*end != '.' || pid <= 0 || !kill(pid, 0) || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", parent, de->d_name);
+		rmdir(path);
+	}
+	closedir(d);
+}
+
 int run_cgroup_make(struct run_cgroup *c, char *err, size_t len)
 {
-	char root[4096], self[4096];
+	char root[4096], self[4096], parent[8192];
 	struct stat st;
 	int n;
 
@@ -181,13 +212,15 @@ int run_cgroup_make(struct run_cgroup *c, char *err, size_t len)
 		return -EOPNOTSUPP;
 	}
 	/* unique: our pid and the clock; mkdir fails on an existing name */
-	n = snprintf(c->rel, sizeof(c->rel), "%s/iomapdirty-run.%d.%lx",
+	n = snprintf(c->rel, sizeof(c->rel), "%s/" RUN_CGROUP_PREFIX "%d.%lx",
 		     strcmp(self, "/") ? self : "", (int)getpid(), (long)time(NULL));
 	if (n < 0 || (size_t)n >= sizeof(c->rel) ||
 	    (size_t)snprintf(c->path, sizeof(c->path), "%s%s", root, c->rel) >= sizeof(c->path)) {
 		snprintf(err, len, "cgroup path too long under %s", root);
 		return -ENAMETOOLONG;
 	}
+	snprintf(parent, sizeof(parent), "%s%s", root, self);
+	remove_stale(parent);
 	if (mkdir(c->path, 0755)) {
 		n = -errno;
 		snprintf(err, len, "cannot make the cgroup %s for CMD: %s (--all: count every "
