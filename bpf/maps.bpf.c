@@ -11,6 +11,8 @@
 #include "bio.bpf.h"
 #include "clock.bpf.h"
 #include "folio_ctx.bpf.h"
+#include "other_writes.bpf.h"
+#include "writers.bpf.h"
 #include "page_table.bpf.h"
 #include "paths.bpf.h"
 #include "sums.bpf.h"

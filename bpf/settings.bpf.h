@@ -25,6 +25,14 @@ SETTING(__u32, target_dev, 0);		/* 0: every device */
 SETTING(__u32, target_tgid, 0);		/* 0: every process */
 SETTING(bool, filter_comm, false);
 SETTING(char, target_comm[16], {});
+/*
+ * run: the cgroup (v2 id, its level under the root) CMD runs in; only its
+ * writes and its descendants' count, 0: every cgroup (user/cgroup.c).
+ */
+SETTING(__u64, target_cgroup, 0);
+SETTING(__u32, target_cgroup_level, 0);
+/* run: the other cgroups' writes are summed apart (other_writes.bpf.h) */
+SETTING(bool, count_others, false);
 SETTING(__u32, page_shift, 12);
 SETTING(__u32, bitmap_kind, BITMAP_NONE);	/* enum bitmap_kind */
 SETTING(__u32, write_end_proto, WRITE_END_POS);	/* enum write_end_proto */
@@ -67,12 +75,23 @@ static __always_inline bool dev_wanted(__u32 dev)
 	return !target_dev || dev == target_dev;
 }
 
+/* Any filter on who writes (--pid, --comm, run's cgroup) is on. */
+static __always_inline bool writer_filtered(void)
+{
+	return target_tgid || filter_comm || target_cgroup;
+}
+
 static __always_inline bool task_wanted(void)
 {
 	char comm[16];
 	int i;
 
 	if (target_tgid && (bpf_get_current_pid_tgid() >> 32) != target_tgid)
+		return false;
+	/* the writer's cgroup, taken now, at the write: the flusher that
+	 * writes the folio back later runs elsewhere */
+	if (target_cgroup &&
+	    bpf_get_current_ancestor_cgroup_id(target_cgroup_level) != target_cgroup)
 		return false;
 	if (!filter_comm)
 		return true;

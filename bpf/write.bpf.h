@@ -22,6 +22,8 @@
 #include "page_table.bpf.h"
 #include "settings.bpf.h"
 #include "write_sums.bpf.h"
+#include "other_writes.bpf.h"
+#include "writers.bpf.h"
 
 struct write_walk {
 	struct page_key key;
@@ -83,8 +85,11 @@ static __always_inline void record_write(const struct inode_facts *fi, __u64 pos
 		return;
 	if (!task_wanted()) {
 		count(CNT_FILTERED_WRITES);
+		if (count_others)	/* run: reported apart, never in its totals */
+			other_write_add(fi->dev, fi->ino, bytes);
 		return;
 	}
+	writer_note(fi->dev, fi->ino);
 	if (always_on()) {		/* no page records: the file's sum only */
 		write_sum_add(fi->dev, fi->ino, bytes);
 		return;

@@ -408,7 +408,7 @@ static __always_inline int wb_fill_body(struct wb_ctx *c, struct folio_bits *bit
 	c->checkable = c->bitmap_read ||
 		(bitmap_kind == BITMAP_NONE && (c->app_bytes || c->whole_dirty));
 	c->counted = 1;
-	if ((target_tgid || filter_comm) && !c->app_bytes && !c->whole_dirty) {
+	if (writer_filtered() && !c->app_bytes && !c->whole_dirty) {
 		/* nothing of the wanted process in this folio */
 		c->counted = 0;
 		count(CNT_FILTERED_FOLIOS);

@@ -130,6 +130,11 @@ enum wa_field_merge { WA_STATS_FIELDS(WA_MERGE_ENUM) };
 	X(CNT_CTX_FLUSH_RACE,		"context_flush_race")		\
 	/* a folio whose block or folio size writeback cannot place */	\
 	X(CNT_GEOMETRY_UNSUPPORTED,	"folio_geometry_unsupported")	\
+	/* run: another process's write into a file other_writes	\
+	 * had no room for (its bytes are in no figure) */		\
+	X(CNT_OTHER_MAP_FULL,		"other_writes_map_full")	\
+	/* a file whose writer file_writers had no room for */	\
+	X(CNT_WRITER_MAP_FULL,		"writer_map_full")		\
 	/* kernel-side misses, read by user space (engine.c), never	\
 	 * counted by the BPF programs: runs skipped by recursion	\
 	 * protection (bpf_prog_info), kprobe/kretprobe hits missed	\

@@ -102,6 +102,32 @@ struct unwritten {
 	__u64 app_bytes;
 };
 
+/*
+ * Who writes a file (bpf/writers.bpf.h): the first writer seen since
+ * attach (its cgroup v2 id and command, at the write), and whether a
+ * writer of another cgroup wrote it too.
+ */
+struct file_writer {
+	__u64 cgroup_id;
+	char comm[16];
+	__u32 several;		/* 1: more than one cgroup wrote it */
+	__u32 pad;
+};
+
+/* The last file and cgroup a CPU noted, so that a run of writes costs one note. */
+struct writer_last {
+	__u64 ino;
+	__u64 cgroup_id;
+	__u32 dev;
+	__u32 pad;
+};
+
+/* run: another process's writes into one file (bpf/other_writes.bpf.h). */
+struct other_write {
+	__u64 app_bytes;
+	__u64 write_calls;
+};
+
 struct phys_key {
 	__u64 block;		/* physical address >> block bits */
 	__u32 dev;		/* block device */

@@ -6,6 +6,9 @@
  * wrote (syncfs of those filesystems; --no-sync: not), then print the
  * summary and histograms of exactly that run on stderr, so that CMD's own
  * output stays alone on stdout; exit with the command's own status.
+ * "That run" is the writes of a cgroup v2 made for CMD (user/cgroup.h): CMD
+ * and everything it starts; what other processes write meanwhile is shown
+ * apart (--all: every process's writes, as one run).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "caps.h"
+#include "cgroup.h"
 #include "commands.h"
 #include "escape.h"
 #include "exitcodes.h"
@@ -50,10 +54,15 @@ struct run_args {
 	bool quiet;
 	struct run_user user;
 	bool no_sync;
+	bool all;		/* --all: no cgroup for CMD, every writer counts */
 	char **cmd;
 };
 
-enum { OPT_JSON = 0x400, OPT_FIO_JSON, OPT_NO_SYNC, OPT_QUIET = 'q', OPT_USER = 'u' };
+/* CMD's cgroup: removed at the end of run, and at exit on every other path */
+static struct run_cgroup run_cg;
+
+enum { OPT_JSON = 0x400, OPT_FIO_JSON, OPT_NO_SYNC, OPT_ALL, OPT_QUIET = 'q',
+	OPT_USER = 'u' };
 
 static const struct argp_option run_options[] = {
 	{ "json", OPT_JSON, "FILE", 0,
@@ -67,6 +76,9 @@ static const struct argp_option run_options[] = {
 	{ "no-sync", OPT_NO_SYNC, NULL, 0,
 	  "Do not wait for the writeback of what CMD wrote; what is still dirty "
 	  "is shown as such", 0 },
+	{ "all", OPT_ALL, NULL, 0,
+	  "Count every process's writes, not only those of CMD's own cgroup "
+	  "(CMD and what it starts)", 0 },
 	{},
 };
 
@@ -106,6 +118,9 @@ static error_t run_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_SYNC:
 		a->no_sync = true;
+		break;
+	case OPT_ALL:
+		a->all = true;
 		break;
 	case ARGP_KEY_ARGS:
 		a->cmd = state->argv + state->next;
@@ -150,7 +165,8 @@ static void exec_child(char **cmd, const struct run_user *u, pid_t parent,
 	 */
 	if (u->set && setsid() < 0)
 		goto fail;
-	if (drop_to_user(u))
+	/* into CMD's cgroup before exec: none of CMD's writes precede it */
+	if ((run_cg.made && run_cgroup_enter(&run_cg)) || drop_to_user(u))
 		goto fail;
 	/* after the uid change, which clears it; CMD never outlives us */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
@@ -331,6 +347,22 @@ static void writeback(struct session *s, bool wait, struct run_writeback *w,
 	unwritten_total(s, u, w);
 }
 
+/* Whose writes were counted, and what the others wrote meanwhile. */
+static void run_scope_gather(struct session *s, struct run_meta *m)
+{
+	struct other_total o;
+
+	m->scoped = run_cg.made;
+	if (!m->scoped)
+		return;
+	m->cgroup = run_cg.rel;
+	m->cgroup_id = run_cg.id;
+	engine_other_writes(&s->engine, &o);
+	m->other_app_bytes = o.app_bytes;
+	m->other_write_calls = o.write_calls;
+	m->other_files = o.files;
+}
+
 static int child_exit_code(int status)
 {
 	if (WIFEXITED(status))
@@ -443,6 +475,7 @@ static int run_and_measure(struct session *s, void *args)
 		ret = 128 + session_signal;
 	}
 	run_meta_gather(&meta);
+	run_scope_gather(s, &meta);
 	if (a->fio_json && fio_summary_load(a->fio_json, started, &meta.fio, err,
 					    sizeof(err))) {
 		char safe[512];
@@ -461,6 +494,7 @@ static int run_and_measure(struct session *s, void *args)
 	if (!a->quiet) {
 		report_header_text(stderr, &s->report);
 		report_text(stderr, "run summary", &d, &s->report);
+		run_scope_print(stderr, &meta);
 		fio_summary_print(stderr, &meta.fio);
 		fprintf(stderr, "\ncommand exited with status %d\n", child_exit_code(status));
 		if (report_flush(stderr))
@@ -471,7 +505,43 @@ static int run_and_measure(struct session *s, void *args)
 	s->report.run = NULL;
 	out_file_abort(&jo);
 	snapshot_free(&d);
+	run_cgroup_remove(&run_cg);
 	return ret;
+}
+
+static void run_cgroup_at_exit(void)
+{
+	run_cgroup_remove(&run_cg);
+}
+
+/*
+ * Before attach (the programs are loaded with the cgroup's id): CMD's
+ * cgroup, a child of ours in the v2 hierarchy. Without one, exactness is
+ * refused rather than faked: --all says that every writer is counted.
+ */
+static int run_prepare(void *args)
+{
+	struct run_args *a = args;
+	char err[512];
+	int ret;
+
+	if (a->so.cgroup_id) {
+		fprintf(stderr, "iomapdirty: run: --cgroup is not taken: CMD gets its own "
+			"cgroup (--all: every process's writes)\n");
+		return EXIT_USAGE;
+	}
+	if (a->all)
+		return EXIT_OK;
+	ret = run_cgroup_make(&run_cg, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "iomapdirty: %s\n", err);
+		return ret == -EOPNOTSUPP ? EXIT_UNSUPPORTED : EXIT_RUNTIME;
+	}
+	atexit(run_cgroup_at_exit);
+	a->so.cgroup_id = run_cg.id;
+	a->so.cgroup_level = run_cg.level;
+	a->so.count_others = true;
+	return EXIT_OK;
 }
 
 static struct run_args run_args = { .so.mode = MODE_AUTO };
@@ -487,6 +557,7 @@ const struct command run_command = {
 	.argp_flags = ARGP_IN_ORDER,
 	.args = &run_args,
 	.session = &run_args.so,
+	.prepare = run_prepare,
 	.run = run_and_measure,
 	.drops_caps_itself = true,
 };

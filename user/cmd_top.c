@@ -106,6 +106,7 @@ static int view_build(struct top_view *v, struct engine *e, struct snapshot *d,
 		r->key = v->d.files[i].key;
 		r->s = v->d.files[i].s;
 		r->state = engine_file_path(e, &r->key, r->path, sizeof(r->path));
+		r->writer_known = engine_file_writer(e, &r->key, &r->writer);
 	}
 	v->nrows = v->d.nfiles;
 	snapshot_totals(&v->d, &v->totals);

@@ -34,6 +34,9 @@ static void set_rodata(struct iomapdirty_bpf *skel, const struct plan *p,
 
 	ro->target_dev = o->dev;
 	ro->target_tgid = o->tgid;
+	ro->target_cgroup = o->cgroup_id;
+	ro->target_cgroup_level = o->cgroup_level;
+	ro->count_others = o->count_others;
 	if (o->comm) {
 		ro->filter_comm = true;
 		strncpy((char *)ro->target_comm, o->comm, sizeof(ro->target_comm) - 1);

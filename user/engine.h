@@ -6,6 +6,7 @@
 #ifndef IOMAPDIRTY_ENGINE_H
 #define IOMAPDIRTY_ENGINE_H
 
+#include "cgroup_names.h"
 #include <stdbool.h>
 #include <stdint.h>
 #include "plan.h"
@@ -22,6 +23,9 @@ struct engine_opts {
 	bool verify;		/* also match write bios to submitted data */
 	uint32_t simulate_clean_every;	/* verify --simulate-clean N */
 	bool simulate_unseen_bios;	/* verify --simulate-unseen-bios */
+	uint64_t cgroup_id;	/* run: CMD's cgroup v2 id, 0 for every cgroup */
+	uint32_t cgroup_level;	/* its depth under the v2 root */
+	bool count_others;	/* run: sum the other cgroups' writes apart */
 };
 
 struct engine {
@@ -105,5 +109,25 @@ struct unwritten_entry {
  * has not taken yet (still dirty in the page cache). Count, or -errno.
  */
 int engine_unwritten(struct engine *e, struct unwritten_entry *out, int max);
+
+/* A file's first writer since attach, with the names its cgroup path gives. */
+struct writer_info {
+	uint64_t cgroup_id;
+	bool cgroup_known;	/* the id was found under the v2 mount */
+	char cgroup[512];	/* relative to the v2 root */
+	struct cgroup_names names;
+	char comm[17];
+	bool several;		/* other cgroups wrote the file too */
+};
+/* false if no writer of the file is known */
+bool engine_file_writer(struct engine *e, const struct file_key *key, struct writer_info *wi);
+
+/* run: what processes outside CMD's cgroup wrote, summed over its files. */
+struct other_total {
+	uint64_t app_bytes;
+	uint64_t write_calls;
+	uint64_t files;
+};
+void engine_other_writes(struct engine *e, struct other_total *t);
 
 #endif

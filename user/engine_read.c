@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include "cgroup.h"
 #include "engine.h"
 #include "pathcheck.h"
 #include "safetext.h"
@@ -457,6 +458,39 @@ int engine_pending_still(struct engine *e, struct pending_entry *p, int n)
 		if (bpf_map_lookup_elem(fd, &p[i].key, &fs_dev) == 0)
 			p[kept++] = p[i];
 	return kept;
+}
+
+bool engine_file_writer(struct engine *e, const struct file_key *key, struct writer_info *wi)
+{
+	struct file_writer fw;
+
+	memset(wi, 0, sizeof(*wi));
+	if (bpf_map_lookup_elem(bpf_map__fd(e->skel->maps.file_writers), key, &fw))
+		return false;
+	wi->cgroup_id = fw.cgroup_id;
+	wi->cgroup_known = cgroup_path_of(fw.cgroup_id, wi->cgroup, sizeof(wi->cgroup));
+	cgroup_names_parse(wi->cgroup_known ? wi->cgroup : "", &wi->names);
+	memcpy(wi->comm, fw.comm, sizeof(fw.comm));
+	wi->several = fw.several;
+	return true;
+}
+
+void engine_other_writes(struct engine *e, struct other_total *t)
+{
+	int fd = bpf_map__fd(e->skel->maps.other_writes);
+	struct file_key key, prev, *p = NULL;
+	struct other_write o;
+
+	memset(t, 0, sizeof(*t));
+	while (bpf_map_get_next_key(fd, p, &key) == 0) {
+		if (bpf_map_lookup_elem(fd, &key, &o) == 0) {
+			t->app_bytes += o.app_bytes;
+			t->write_calls += o.write_calls;
+			t->files++;
+		}
+		prev = key;
+		p = &prev;
+	}
 }
 
 int engine_unwritten(struct engine *e, struct unwritten_entry *out, int max)

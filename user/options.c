@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "accounting.h"
+#include "cgroup.h"
 #include "commands.h"
 #include "fsinfo.h"
 
@@ -15,6 +16,7 @@ enum {
 	OPT_SHARED,
 	OPT_ACCOUNTING,
 	OPT_ROOTFS,
+	OPT_CGROUP,
 };
 
 static const struct argp_option filter_options[] = {
@@ -22,6 +24,9 @@ static const struct argp_option filter_options[] = {
 	{ "dev", 'd', "MAJ:MIN", 0, "Only the filesystem on device MAJ:MIN", 1 },
 	{ "pid", 'p', "PID", 0, "Only writes by process PID", 1 },
 	{ "comm", OPT_COMM, "NAME", 0, "Only writes by processes named NAME", 1 },
+	{ "cgroup", OPT_CGROUP, "PATH", 0,
+	  "Only writes by processes in the cgroup v2 PATH (under the v2 mount, or "
+	  "relative to its root) and below it", 1 },
 	{ "mode", OPT_MODE, "MODE", 0,
 	  "auto (default), fentry, kprobe, tracepoint (tp_btf where allowed, else "
 	  "raw_tp) or raw_tp", 1 },
@@ -97,6 +102,13 @@ static error_t filter_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--comm wants 1 to 15 characters");
 		o->comm = arg;
 		break;
+	case OPT_CGROUP: {
+		char err[512];
+
+		if (cgroup_v2_lookup(arg, &o->cgroup_id, &o->cgroup_level, err, sizeof(err)))
+			argp_error(state, "--cgroup: %s", err);
+		break;
+	}
 	case OPT_MODE:
 		if (plan_mode_parse(arg, &o->mode))
 			argp_error(state, "--mode wants auto, fentry, kprobe, "

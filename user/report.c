@@ -419,13 +419,38 @@ void report_losses_json(struct json *j, const struct snapshot *d)
 	json_object_end(j);
 }
 
+/*
+ * "writer": the file's first writer since attach (cgroup id, its path and
+ * the names read from it, command), and whether other cgroups wrote it.
+ */
+void writer_json(struct json *j, const struct writer_info *w)
+{
+	const struct cgroup_names *n = &w->names;
+
+	json_key(j, "writer");
+	json_object_begin(j);
+	json_kv_u64(j, "cgroup_id", w->cgroup_id);
+	json_kv_path(j, "cgroup", w->cgroup_known ? w->cgroup : NULL);
+	json_kv_string(j, "unit", n->unit[0] ? n->unit : NULL);
+	json_kv_string(j, "container", n->container[0] ? n->container : NULL);
+	json_kv_string(j, "runtime", n->runtime[0] ? n->runtime : NULL);
+	json_kv_string(j, "pod_uid", n->pod_uid[0] ? n->pod_uid : NULL);
+	json_kv_string(j, "qos", n->qos[0] ? n->qos : NULL);
+	json_kv_path(j, "comm", w->comm);
+	json_kv_bool(j, "several_cgroups", w->several);
+	json_object_end(j);
+}
+
 static void file_path_json(struct json *j, struct engine *e, const struct file_key *key)
 {
 	char path[4096];
 	enum path_state st = engine_file_path(e, key, path, sizeof(path));
+	struct writer_info wi;
 
 	json_kv_string(j, "path", st == PATH_UNKNOWN ? NULL : path);
 	json_kv_string(j, "path_state", path_state_names[st]);
+	if (engine_file_writer(e, key, &wi))
+		writer_json(j, &wi);
 }
 
 void report_json(FILE *out, const char *type, int interval, const struct snapshot *d,

@@ -61,6 +61,8 @@ bool report_measures_bitmap(const struct plan *p);
 void report_header_text(FILE *out, const struct report_ctx *rc);
 void report_text(FILE *out, const char *title, const struct snapshot *d,
 		 const struct report_ctx *rc);
+/* "writer": {cgroup_id, cgroup, unit, container, ..., comm, several_cgroups} */
+void writer_json(struct json *j, const struct writer_info *wi);
 void report_json(FILE *out, const char *type, int interval, const struct snapshot *d,
 		 const struct report_ctx *rc);
 

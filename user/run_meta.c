@@ -38,6 +38,20 @@ void run_meta_write_json(struct json *j, const void *arg)
 		json_kv_string(j, "machine", m->uts.machine);
 		json_object_end(j);
 	}
+	json_key(j, "scope");
+	json_object_begin(j);
+	json_kv_string(j, "counts", m->scoped ? "cgroup" : "all");
+	if (m->scoped) {
+		json_kv_string(j, "cgroup", m->cgroup);
+		json_kv_u64(j, "cgroup_id", m->cgroup_id);
+		json_key(j, "other_processes");
+		json_object_begin(j);
+		json_kv_u64(j, "app_bytes", m->other_app_bytes);
+		json_kv_u64(j, "write_calls", m->other_write_calls);
+		json_kv_u64(j, "files", m->other_files);
+		json_object_end(j);
+	}
+	json_object_end(j);
 	if (!m->fio.present)
 		return;
 	json_key(j, "fio");
@@ -47,6 +61,18 @@ void run_meta_write_json(struct json *j, const void *arg)
 	fio_dir_json(j, "read", &m->fio.read);
 	fio_dir_json(j, "write", &m->fio.write);
 	json_object_end(j);
+}
+
+void run_scope_print(FILE *out, const struct run_meta *m)
+{
+	if (!m->scoped) {
+		fprintf(out, "counted: every process's writes (--all)\n");
+		return;
+	}
+	fprintf(out, "counted: the writes of CMD's cgroup (and what it started)\n"
+		"other processes: %" PRIu64 " B in %" PRIu64 " write calls into %" PRIu64
+		" files (not counted)\n", m->other_app_bytes, m->other_write_calls,
+		m->other_files);
 }
 
 static void fio_dir_print(FILE *out, const char *name, const struct fio_dir *d)

@@ -176,6 +176,8 @@ int session_start(struct session *s, const struct session_opts *o)
 		.verify = o->verify,
 		.simulate_clean_every = o->simulate_clean_every,
 		.simulate_unseen_bios = o->simulate_unseen_bios,
+		.cgroup_id = o->cgroup_id, .cgroup_level = o->cgroup_level,
+		.count_others = o->count_others,
 	};
 	char err[512];
 	int ret;
@@ -187,13 +189,13 @@ int session_start(struct session *s, const struct session_opts *o)
 		return EXIT_PRIVILEGE;
 	}
 	if (o->accounting == ACCOUNTING_ALWAYS_ON &&
-	    (o->tgid || o->comm || o->verify || o->max_pages)) {
+	    (o->tgid || o->comm || o->cgroup_id || o->verify || o->max_pages)) {
 		/* whose data a folio holds, and which blocks writes dirtied, need
 		 * the page records the always-on level does not keep */
 		fprintf(stderr, "iomapdirty: %s needs --accounting full (the always-on "
 			"level keeps no per-page records)\n",
 			o->verify ? "verify" : o->tgid ? "--pid" : o->comm ? "--comm" :
-			"--max-pages");
+			o->cgroup_id ? "run (without --all)" : "--max-pages");
 		return EXIT_USAGE;
 	}
 	ret = take_lock(s, o->shared);

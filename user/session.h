@@ -28,6 +28,9 @@ struct session_opts {
 	uint32_t simulate_clean_every;
 	bool simulate_unseen_bios;
 	enum accounting_level accounting;	/* --accounting (exporter: always-on) */
+	uint64_t cgroup_id;	/* run: only this cgroup v2's writes (user/cgroup.h) */
+	uint32_t cgroup_level;
+	bool count_others;	/* run: what other cgroups write, apart */
 };
 
 struct session {

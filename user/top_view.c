@@ -423,6 +423,8 @@ void top_print_json(FILE *out, const char *type, unsigned long long n,
 		kdev_name(r->key.dev, dev, sizeof(dev));
 		json_kv_string(&j, "dev", dev);
 		json_kv_u64(&j, "ino", r->key.ino);
+		if (r->writer_known)
+			writer_json(&j, &r->writer);
 		json_key(&j, "stats");
 		stats_write_json(&j, &r->s, p);
 		json_object_end(&j);

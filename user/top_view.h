@@ -58,6 +58,8 @@ struct top_row {
 	char path[TOP_PATH_LEN];	/* as engine_file_path() wrote it */
 	struct wa_stats s;
 	bool no_round;		/* block rounding not measured (accounting level) */
+	bool writer_known;
+	struct writer_info writer;	/* the file's first writer (engine_file_writer) */
 };
 
 /*

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# --cgroup PATH (issue 25): two writers in two cgroups v2 made here, each
+# with its known workload (tests/e2e/workload), A with fsync, B without
+# (written back by a sync from outside both cgroups). hist --cgroup A and
+# hist --cgroup B (both --shared, attached at once) must each give exactly
+# its writer's figures, and nothing of the other's; top --json, unfiltered,
+# must name each file's writer (cgroup path, command) with those figures.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib.sh
+source "$here/lib.sh"
+# shellcheck source=../lib/xfsloop.sh
+source "$here/../lib/xfsloop.sh"
+work=$(mktemp -d /tmp/cli_cgroup_filter.XXXXXX)
+root=$(awk '{ for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") { print $5; exit } break } }' /proc/self/mountinfo)
+cga=$root/wt-attrib-cgA.$$ cgb=$root/wt-attrib-cgB.$$
+pids=()
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	sleep 0.2
+	rmdir "$cga" "$cgb" 2>/dev/null
+	xfsloop_cleanup_all
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+if [[ -z $root ]]; then
+	echo "SKIP cgroup_filter: no cgroup v2 hierarchy on this host"
+	cli_finish
+	exit
+fi
+m=$(xfsloop_make 1024 512) || { fail cgroup_filter.fixture "xfsloop_make failed"; cli_finish; exit; }
+for f in a b; do
+	"$WORKLOAD" prep "$m/$f" 1M >/dev/null || { fail cgroup_filter.prep "$f"; cli_finish; exit; }
+done
+mkdir "$cga" "$cgb" || { fail cgroup_filter.mkdir "$cga $cgb"; cli_finish; exit; }
+mkfifo "$work/go_a" "$work/go_b"
+
+# writer CGROUP FIFO ARGS...: a shell that enters CGROUP, waits, runs the workload
+writer() {
+	local cg=$1 fifo=$2
+	shift 2
+	bash -c 'echo $$ >"$1/cgroup.procs" && read -r _ <"$2" && shift 2 && exec "$@"' \
+		_ "$cg" "$fifo" "$WORKLOAD" "$@" &
+	pids+=("$!")
+}
+writer "$cga" "$work/go_a" scatter "$m/a" --count 30 --len 300 --stride 9000 >"$work/a.exp"
+pid_a=$!
+writer "$cgb" "$work/go_b" scatter "$m/b" --count 25 --len 2000 --stride 13000 --no-fsync \
+	>"$work/b.exp"
+pid_b=$!
+
+for name in a b; do
+	eval "cg=\$cg$name"
+	# the path relative to the v2 root for a, under the mount for b
+	[[ $name == a ]] && cg=${cg#"$root"}
+	if start_tool "$work/$name.json" "$work/$name.err" hist --json --shared --mode tracepoint \
+		--mount "$m" --cgroup "$cg"; then
+		pids+=("$TOOL_PID")
+		eval "tool_$name=$TOOL_PID"
+		pass "cgroup_filter.$name.ready"
+	else
+		fail "cgroup_filter.$name.ready" "$(tail -2 "$work/$name.err")"
+	fi
+done
+if start_tool "$work/top.json" "$work/top.err" top -b --json --shared --mode tracepoint \
+	--mount "$m" -i 1; then
+	pids+=("$TOOL_PID")
+	tool_top=$TOOL_PID
+	pass cgroup_filter.top.ready
+else
+	fail cgroup_filter.top.ready "$(tail -2 "$work/top.err")"
+fi
+echo go >"$work/go_a" &
+echo go >"$work/go_b" &
+bounded_wait "$pid_a" 60
+check cgroup_filter.writer_a.exit 0 "$?"
+bounded_wait "$pid_b" 60
+check cgroup_filter.writer_b.exit 0 "$?"
+sync
+sleep 1
+for name in a b top; do
+	eval "TOOL_PID=\${tool_$name:-}"
+	[[ -n $TOOL_PID ]] || continue
+	stop_tool INT
+	check "cgroup_filter.$name.exit" 0 "$TOOL_RC"
+done
+
+key() { jq -r '"\(.dev):\(.ino)"' "$work/$1.exp"; }
+for name in a b; do
+	sum=$(tail -n 1 "$work/$name.json")
+	check "cgroup_filter.$name.files" "$(key "$name")" \
+		"$(jq -r '[.files[]? | "\(.dev):\(.ino)"] | join(" ")' <<<"$sum")"
+	for f in app_bytes write_calls dirty_blocks submitted_blocks submitted_bytes folios; do
+		check "cgroup_filter.$name.$f" "$(jq -c ".$f" "$work/$name.exp")" \
+			"$(jq -c ".totals.$f" <<<"$sum")"
+	done
+	check "cgroup_filter.$name.losses" 0 "$(jq '[.losses[]] | add' <<<"$sum")"
+done
+# top: each file's writer and figures, from the summary (the last line)
+top=$(tail -n 1 "$work/top.json")
+check cgroup_filter.top.type summary "$(jq -r .type <<<"$top")"
+for name in a b; do
+	eval "cg=\$cg$name"
+	row=$(jq -c --arg k "$(key "$name")" '[.files[]? | select("\(.dev):\(.ino)" == $k)] | .[0] // {}' <<<"$top")
+	check "cgroup_filter.top.$name.cgroup" "${cg#"$root"}" "$(jq -r .writer.cgroup <<<"$row")"
+	check "cgroup_filter.top.$name.cgroup_id" "$(stat -c %i "$cg")" "$(jq -r .writer.cgroup_id <<<"$row")"
+	check "cgroup_filter.top.$name.comm" workload "$(jq -r .writer.comm <<<"$row")"
+	check "cgroup_filter.top.$name.several" false "$(jq -r .writer.several_cgroups <<<"$row")"
+	for f in app_bytes dirty_blocks submitted_blocks folios; do
+		check "cgroup_filter.top.$name.$f" "$(jq -c ".$f" "$work/$name.exp")" \
+			"$(jq -c ".stats.$f" <<<"$row")"
+	done
+done
+# a path that is no cgroup: a usage error before anything attaches
+"$IOMAPDIRTY" hist --cgroup "/wt-attrib-no-such-cgroup.$$" -c 1 >/dev/null 2>"$work/bad.err"
+check cgroup_filter.bad_path.exit 2 "$?"
+check_match cgroup_filter.bad_path.says 'not a cgroup v2 directory' "$(cat "$work/bad.err")"
+cli_finish
