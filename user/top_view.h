@@ -58,6 +58,7 @@ struct top_row {
 	char path[TOP_PATH_LEN];	/* as engine_file_path() wrote it */
 	struct wa_stats s;
 	bool no_round;		/* block rounding not measured (accounting level) */
+	bool partial;		/* evicted before: counted since, not since attach */
 };
 
 /*
@@ -123,6 +124,12 @@ void top_fmt_totals(const struct wa_stats *t, bool human, bool no_round, char *b
  */
 void top_fmt_losses(const char *label, const struct snapshot *d, char *buf,
 		    size_t len);
+/*
+ * "" when no file was evicted from the LRU file maps, else how many and
+ * what a row marked TOP_PARTIAL_SUFFIX means.
+ */
+#define TOP_PARTIAL_SUFFIX	" (partial)"
+void top_fmt_evicted(const struct snapshot *d, char *buf, size_t len);
 
 /* What one screen or batch report shows: a reading's rows, sorted. */
 struct top_view {
