@@ -56,17 +56,31 @@ static __always_inline void count(enum counter_id id)
  * The value under key after trying to insert init (a value inserted by a
  * racing CPU first is as good); NULL if the map is full, counted in 'full'
  * unless it is NO_COUNTER. For callers that know the key is absent.
+ * 'made' (unless NO_COUNTER) counts the entries this call made: in an LRU
+ * map, made minus live is what was evicted (user space subtracts), and
+ * *is_new says this call made it.
  */
-static __always_inline void *map_try_insert(void *map, const void *key, const void *init,
-					    enum counter_id full)
+static __always_inline void *map_insert_new(void *map, const void *key, const void *init,
+					    enum counter_id full, enum counter_id made,
+					    bool *is_new)
 {
 	void *val;
 
-	bpf_map_update_elem(map, key, init, BPF_NOEXIST);
+	*is_new = !bpf_map_update_elem(map, key, init, BPF_NOEXIST);
+	if (*is_new && made != NO_COUNTER)
+		count(made);
 	val = bpf_map_lookup_elem(map, key);
 	if (!val && full != NO_COUNTER)
 		count(full);
 	return val;
+}
+
+static __always_inline void *map_try_insert(void *map, const void *key, const void *init,
+					    enum counter_id full)
+{
+	bool is_new;
+
+	return map_insert_new(map, key, init, full, NO_COUNTER, &is_new);
 }
 
 /* The value under key, inserting init if there is none (libbpf-tools' shape). */

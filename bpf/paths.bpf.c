@@ -61,6 +61,7 @@ __noinline int note_path(__u64 inode_ptr, __u32 dev, __u64 ino)
 	struct file_key *seen;
 	struct file_path *fp;
 	__u32 zero = 0;
+	bool is_new;
 
 	seen = bpf_map_lookup_elem(&path_seen, &zero);
 	if (!seen)
@@ -79,7 +80,7 @@ __noinline int note_path(__u64 inode_ptr, __u32 dev, __u64 ino)
 	w.fp = fp;
 	if (w.d)
 		bpf_loop(PATH_MAX_COMPONENTS + 1, path_component_cb, &w, 0);
-	if (!map_try_insert(&paths, key, fp, CNT_PATH_MAP_FULL))
+	if (!map_insert_new(&paths, key, fp, CNT_PATH_MAP_FULL, CNT_PATH_ENTRIES, &is_new))
 		return 0;
 	*seen = fkey;
 	return 0;

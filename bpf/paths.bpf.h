@@ -13,9 +13,14 @@
 #include "iomapdirty.h"
 #include "maps.bpf.h"
 
+/*
+ * An LRU hash like files (sums.bpf.h): never full, the path of a file
+ * not written back for long makes room (counted: CNT_PATH_ENTRIES made
+ * minus live) and is learnt again at its next writeback.
+ */
 typedef struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, FILES_MAX_ENTRIES);
 	__type(key, struct file_key);
 	__type(value, struct file_path);
 } paths_map_t;

@@ -17,7 +17,8 @@
  * unit   what the field counts (docs/json-schema.md)
  * merge  how two values of it combine: SUM (added; intervals are
  *        differences), MAX (the larger), GAUGE (the newer one: the value
- *        with the later last_ns)
+ *        with the later last_ns), FIRST (set once when the entry is made,
+ *        never merged)
  * json   when the stats object shows it: ALWAYS; IF_OTHER, IF_WHOLE,
  *        IF_BITMAP, IF_PREATTACH (null unless the plan can measure it:
  *        the kernel's dirty bitmap or a whole-folio dirtying hook, such a
@@ -76,10 +77,16 @@
 	/* link count at the last writeback (deleted files: 0) */	\
 	X(nlink,		"links",	GAUGE,	NEVER, ANY)	\
 	/* last update (bpf_ktime_get_ns) */				\
-	X(last_ns,		"ns",		GAUGE,	NEVER, ANY)
+	X(last_ns,		"ns",		GAUGE,	NEVER, ANY)	\
+	/* when a file's entry was made (files only): its figures count	\
+	 * from then; a file evicted and seen again has a later one */	\
+	X(first_ns,		"ns",		FIRST,	NEVER, ANY)	\
+	/* 1: the entry was made for a file seen before (files_seen,	\
+	 * bpf/sums.bpf.h): evicted once, its figures are partial */	\
+	X(readmitted,		"flag",		FIRST,	NEVER, ANY)
 
 /* How a field merges, and when JSON shows it: see WA_STATS_FIELDS. */
-enum wa_merge { WA_SUM, WA_MAX, WA_GAUGE };
+enum wa_merge { WA_SUM, WA_MAX, WA_GAUGE, WA_FIRST };
 enum wa_json { WA_ALWAYS, WA_IF_OTHER, WA_IF_WHOLE, WA_IF_BITMAP, WA_IF_PREATTACH, WA_NEVER };
 /* What a field needs of the accounting level: see WA_STATS_FIELDS. */
 enum wa_need { WA_NEED_ANY, WA_NEED_RECORDS, WA_NEED_DIRTY };
@@ -108,6 +115,13 @@ enum wa_field_merge { WA_STATS_FIELDS(WA_MERGE_ENUM) };
 	X(CNT_SIMULATED_FOLIOS,		"simulated_clean_folios")	\
 	/* records put in page_overflow: a full set (not a loss) */	\
 	X(CNT_PAGE_SPILLS,		"page_records_spilled")		\
+	/* entries made in the files and paths maps (LRU: the oldest	\
+	 * unused one makes room, not a loss); and, read by user space	\
+	 * (made minus live), those evicted so far (engine_read.c) */	\
+	X(CNT_FILE_ENTRIES,		"file_entries_created")		\
+	X(CNT_PATH_ENTRIES,		"path_entries_created")		\
+	X(CNT_FILES_EVICTED,		"file_entries_evicted")		\
+	X(CNT_PATHS_EVICTED,		"path_entries_evicted")		\
 	/* verify --simulate-unseen-bios: write bios ignored (a test) */	\
 	X(CNT_SIMULATED_BIOS,		"simulated_unseen_bios")
 

@@ -53,6 +53,13 @@ struct page_rec {
 	__u64 folio_ptr;
 };
 
+/*
+ * Entries of the per-file maps (files, paths): LRU hashes, the least
+ * recently used file makes room (bpf/sums.bpf.h). Memory, fixed at load:
+ * about 16384 x (wa_stats + key + LRU node) and 16384 x 1 KiB of paths.
+ */
+#define FILES_MAX_ENTRIES	16384
+
 struct file_key {
 	__u64 ino;
 	__u32 dev;

@@ -107,6 +107,7 @@ static int view_build(struct top_view *v, struct engine *e, struct snapshot *d,
 		r->s = v->d.files[i].s;
 		r->state = engine_file_path(e, &r->key, r->path, sizeof(r->path));
 		r->writer_known = engine_file_writer(e, &r->key, &r->writer);
+		r->partial = stats_partial(&r->s);
 	}
 	v->nrows = v->d.nfiles;
 	snapshot_totals(&v->d, &v->totals);
@@ -317,6 +318,9 @@ static void draw(struct top *t, const char *header, int *scroll)
 	/* lost events since attach stay on screen, whatever the interval */
 	top_fmt_losses("losses since attach", &t->sm.cur, line, sizeof(line));
 	put_line(&y, snapshot_losses(&t->sm.cur) ? A_BOLD : 0, line);
+	top_fmt_evicted(&t->sm.cur, line, sizeof(line));
+	if (line[0])
+		put_line(&y, 0, line);
 	if (v->valid && !v->cumulative)
 		snprintf(line, sizeof(line), "%d file%s (%d since attach)   sort: %s %s",
 			 v->nrows, v->nrows == 1 ? "" : "s", t->sm.cur.nfiles,

@@ -43,6 +43,8 @@ struct engine {
 		struct wa_stats *vals;
 		uint32_t cap;
 	} batch;
+	/* evictions from the LRU file maps so far (engine_read.c) */
+	uint64_t files_evicted, paths_evicted;
 };
 
 /* CLOCK_MONOTONIC in ns: when the engine attached, and each snapshot. */

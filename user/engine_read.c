@@ -255,6 +255,39 @@ static int read_filesystems(struct engine *e, struct snapshot *s)
 	return 0;
 }
 
+/* Entries in a map, by walking its keys (no values copied). */
+static uint64_t map_live_entries(int fd)
+{
+	struct file_key key, next;
+	uint64_t n = 0;
+	void *prev = NULL;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		n++;
+		key = next;
+		prev = &key;
+	}
+	return n;
+}
+
+/*
+ * Evictions from the LRU file maps (bpf/sums.bpf.h): entries made minus
+ * entries live. Entries made while the map was read can make the
+ * difference dip below the truth for one reading: it never goes back.
+ */
+static void count_evictions(struct engine *e, struct snapshot *s)
+{
+	uint64_t live_paths = map_live_entries(bpf_map__fd(e->skel->maps.paths));
+	uint64_t made = s->counters[CNT_FILE_ENTRIES], made_paths = s->counters[CNT_PATH_ENTRIES];
+
+	if (made > (uint64_t)s->nfiles && made - s->nfiles > e->files_evicted)
+		e->files_evicted = made - s->nfiles;
+	if (made_paths > live_paths && made_paths - live_paths > e->paths_evicted)
+		e->paths_evicted = made_paths - live_paths;
+	s->counters[CNT_FILES_EVICTED] = e->files_evicted;
+	s->counters[CNT_PATHS_EVICTED] = e->paths_evicted;
+}
+
 int engine_snapshot(struct engine *e, struct snapshot *s)
 {
 	void *arr = NULL;
@@ -281,6 +314,7 @@ int engine_snapshot(struct engine *e, struct snapshot *s)
 	}
 	s->files = arr;
 	qsort(s->files, s->nfiles, sizeof(*s->files), file_entry_cmp);
+	count_evictions(e, s);
 	return 0;
 }
 

@@ -10,6 +10,7 @@
 #include "engine.h"
 #include "prom.h"
 #include "safetext.h"
+#include "prom_files.h"
 #include "report.h"
 
 #define NS	"iomapdirty_"
@@ -421,17 +422,12 @@ static void render_info(struct textbuf *tb, const struct prom_ctx *c)
 
 /* ------------------------------------------------------------ top files */
 
-static const struct snapshot *sort_snapshot;
-
-static int by_submitted_desc(const void *a, const void *b)
+static uint64_t mono_ns(void)
 {
-	const struct wa_stats *x = &sort_snapshot->files[*(const int *)a].s;
-	const struct wa_stats *y = &sort_snapshot->files[*(const int *)b].s;
+	struct timespec ts;
 
-	if (x->submitted_bytes != y->submitted_bytes)
-		return x->submitted_bytes > y->submitted_bytes ? -1 : 1;
-	return file_entry_cmp(&sort_snapshot->files[*(const int *)a].key,
-			      &sort_snapshot->files[*(const int *)b].key);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
 #define PROM_FILE_COUNTERS(X) \
@@ -449,14 +445,14 @@ static void render_top_files(struct textbuf *tb, const struct snapshot *s,
 
 	if (n <= 0)
 		return;
-	idx = malloc(s->nfiles * sizeof(*idx));
+	idx = malloc(n * sizeof(*idx));
 	labels = calloc(n, sizeof(*labels));
-	if (!idx || !labels)
+	/* the caller serializes renders: prom_files keeps its window */
+	if (!idx || !labels || prom_files_top(s, n, c->scrape_start_ns ? c->scrape_start_ns :
+					       mono_ns(), idx) != n) {
+		tb->failed = true;
 		goto out;
-	for (int i = 0; i < s->nfiles; i++)
-		idx[i] = i;
-	sort_snapshot = s;	/* the caller serializes renders */
-	qsort(idx, s->nfiles, sizeof(*idx), by_submitted_desc);
+	}
 	for (int i = 0; i < n; i++) {
 		const struct file_key *k = &s->files[idx[i]].key;
 		char dev[32], ino[32], path[4096];
@@ -476,12 +472,19 @@ static void render_top_files(struct textbuf *tb, const struct snapshot *s,
 			goto out;
 	}
 #define FILE_FAMILY(name, field)						\
-	family(tb, name, "counter", "Top files by submitted bytes (--top-files): " #field); \
+	family(tb, name, "counter", "Top files by submitted, then application bytes in " \
+	       "the last 60-120 s, then newest (--top-files), since the file's entry was " \
+	       "made: " #field);						\
 	for (int i = 0; i < n; i++)						\
 		textbuf_printf(tb, NS name "{%s} %llu\n", labels[i],		\
 			       (unsigned long long)s->files[idx[i]].s.field);
 	PROM_FILE_COUNTERS(FILE_FAMILY)
 #undef FILE_FAMILY
+	family(tb, "file_partial", "gauge", "1: the file was evicted from the per-file map and "
+	       "seen again, its counters start then (its filesystem's totals have all of it)");
+	for (int i = 0; i < n; i++)
+		textbuf_printf(tb, NS "file_partial{%s} %d\n", labels[i],
+			       stats_partial(&s->files[idx[i]].s));
 out:
 	for (int i = 0; labels && i < n; i++)
 		free(labels[i]);
@@ -490,14 +493,6 @@ out:
 }
 
 /* ------------------------------------------------------------ all */
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 bool prom_render(struct textbuf *tb, const struct snapshot *s, const struct prom_ctx *c)
 {

@@ -265,6 +265,9 @@ void report_text(FILE *out, const char *title, const struct snapshot *d,
 	fprintf(out, "\n=== %s (%.2f s) ===\n", title, d->seconds);
 	stats_text(out, &t, rc->plan);
 	losses_text(out, d);
+	if (d->counters[CNT_FILES_EVICTED])
+		fprintf(out, "  %" PRIu64 " files evicted from the per-file maps, their figures "
+			"still in the filesystem totals\n", d->counters[CNT_FILES_EVICTED]);
 	for (int i = 0; i < d->nfs && (d->nfs > 1 || !rc->target_dev); i++) {
 		struct fsinfo fi = {};
 		char mnt[4 * sizeof(fi.mount)];
@@ -508,6 +511,8 @@ void report_json(FILE *out, const char *type, int interval, const struct snapsho
 		json_kv_u64(&j, "ino", d->files[i].key.ino);
 		if (rc->paths)
 			file_path_json(&j, rc->paths, &d->files[i].key);
+		/* evicted before: its figures count from when it came back */
+		json_kv_bool(&j, "partial", stats_partial(&d->files[i].s));
 		json_key(&j, "stats");
 		stats_write_json(&j, &d->files[i].s, rc->plan);
 		json_object_end(&j);

@@ -36,12 +36,14 @@ void stats_sub(struct wa_stats *out, const struct wa_stats *a,
 #define SUB_SUM(f)	r.f = a->f - (b ? b->f : 0);
 #define SUB_MAX(f)
 #define SUB_GAUGE(f)
+#define SUB_FIRST(f)
 #define SUB(name, unit, merge, json, level)	SUB_##merge(name)
 	WA_STATS_FIELDS(SUB)
 #undef SUB
 #undef SUB_SUM
 #undef SUB_MAX
 #undef SUB_GAUGE
+#undef SUB_FIRST
 	*out = r;
 }
 
@@ -52,12 +54,14 @@ void stats_add_into(struct wa_stats *t, const struct wa_stats *s)
 #define ADD_SUM(f)	t->f += s->f;
 #define ADD_MAX(f)	if (s->f > t->f) t->f = s->f;
 #define ADD_GAUGE(f)	if (newer) t->f = s->f;
+#define ADD_FIRST(f)	if (!t->f || (s->f && s->f < t->f)) t->f = s->f;
 #define ADD(name, unit, merge, json, level)	ADD_##merge(name)
 	WA_STATS_FIELDS(ADD)
 #undef ADD
 #undef ADD_SUM
 #undef ADD_MAX
 #undef ADD_GAUGE
+#undef ADD_FIRST
 }
 
 void snapshot_totals(const struct snapshot *s, struct wa_stats *t)
@@ -134,12 +138,14 @@ static bool stats_moved(const struct wa_stats *cur, const struct wa_stats *prev)
 #define MOVED_SUM(f)	if (cur->f != prev->f) return true;
 #define MOVED_MAX(f)
 #define MOVED_GAUGE(f)
+#define MOVED_FIRST(f)	if (cur->f != prev->f) return true;
 #define MOVED(name, unit, merge, json, level)	MOVED_##merge(name)
 	WA_STATS_FIELDS(MOVED)
 #undef MOVED
 #undef MOVED_SUM
 #undef MOVED_MAX
 #undef MOVED_GAUGE
+#undef MOVED_FIRST
 	return false;
 }
 
@@ -171,6 +177,9 @@ int snapshot_delta(const struct snapshot *cur, const struct snapshot *prev,
 		/* files with nothing new in the interval are left out */
 		if (p && !stats_moved(&cur->files[i].s, p))
 			continue;
+		/* evicted and made again: its figures start inside the interval */
+		if (p && p->first_ns && p->first_ns != cur->files[i].s.first_ns)
+			p = NULL;
 		out->files[out->nfiles].key = cur->files[i].key;
 		stats_sub(&out->files[out->nfiles].s, &cur->files[i].s, p);
 		out->nfiles++;

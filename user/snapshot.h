@@ -51,6 +51,14 @@ uint64_t snapshot_losses(const struct snapshot *s);
  * nothing changed from a to b and no fold was half done (struct fs_stats).
  */
 bool fs_stats_settled(const struct fs_stats *a, const struct fs_stats *b);
+/*
+ * Whether a file's figures may miss what it had before an eviction from
+ * the files map: they count from its entry's first_ns, not from attach.
+ */
+static inline bool stats_partial(const struct wa_stats *f)
+{
+	return f->readmitted != 0;
+}
 /* Orders file entries by (dev, ino), for qsort and bsearch. */
 int file_entry_cmp(const void *a, const void *b);
 

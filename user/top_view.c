@@ -197,13 +197,16 @@ void top_fmt_path(const struct top_row *r, char *buf, size_t len)
 	size_t n;
 
 	if (r->state == PATH_UNKNOWN || !r->path[0]) {
-		snprintf(buf, len, "[ino %llu]", (unsigned long long)r->key.ino);
+		snprintf(buf, len, "[ino %llu]%s", (unsigned long long)r->key.ino,
+			 r->partial ? TOP_PARTIAL_SUFFIX : "");
 		return;
 	}
 	/* any user chose the name: nothing in it may reach the terminal raw */
 	n = text_sanitize(r->path, buf, len);
 	if (n < len)
-		snprintf(buf + n, len - n, "%s", top_path_suffix(r->state));
+		n += snprintf(buf + n, len - n, "%s", top_path_suffix(r->state));
+	if (n < len && r->partial)
+		snprintf(buf + n, len - n, "%s", TOP_PARTIAL_SUFFIX);
 }
 
 void top_fmt_cell(const struct top_row *r, enum top_col c, bool human,
@@ -375,6 +378,17 @@ void top_fmt_losses(const char *label, const struct snapshot *d, char *buf,
 		snprintf(buf + n, len - n, ")");
 }
 
+void top_fmt_evicted(const struct snapshot *d, char *buf, size_t len)
+{
+	uint64_t n = d->counters[CNT_FILES_EVICTED];
+
+	buf[0] = '\0';
+	if (n)
+		snprintf(buf, len, "%llu file%s evicted from the per-file maps, their figures "
+			 "still in the totals; rows marked%s count since they came back",
+			 (unsigned long long)n, n == 1 ? "" : "s", TOP_PARTIAL_SUFFIX);
+}
+
 /* ------------------------------------------------------ batch reports */
 
 void top_view_free(struct top_view *v)
@@ -425,6 +439,7 @@ void top_print_json(FILE *out, const char *type, unsigned long long n,
 		json_kv_u64(&j, "ino", r->key.ino);
 		if (r->writer_known)
 			writer_json(&j, &r->writer);
+		json_kv_bool(&j, "partial", r->partial);
 		json_key(&j, "stats");
 		stats_write_json(&j, &r->s, p);
 		json_object_end(&j);
@@ -450,6 +465,9 @@ void top_print_text(FILE *out, const char *title, const struct top_view *v,
 	fprintf(out, "%s\n", line);
 	top_fmt_losses("losses", &v->d, line, sizeof(line));
 	fprintf(out, "%s\n", line);
+	top_fmt_evicted(&v->d, line, sizeof(line));
+	if (line[0])
+		fprintf(out, "%s\n", line);
 	top_layout_fit(&l, v->rows, v->nrows, false);
 	top_fmt_line(&l, NULL, line, sizeof(line));
 	fprintf(out, "%s\n", line);

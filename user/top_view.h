@@ -60,6 +60,7 @@ struct top_row {
 	bool no_round;		/* block rounding not measured (accounting level) */
 	bool writer_known;
 	struct writer_info writer;	/* the file's first writer (engine_file_writer) */
+	bool partial;		/* evicted before: counted since, not since attach */
 };
 
 /*
@@ -125,6 +126,12 @@ void top_fmt_totals(const struct wa_stats *t, bool human, bool no_round, char *b
  */
 void top_fmt_losses(const char *label, const struct snapshot *d, char *buf,
 		    size_t len);
+/*
+ * "" when no file was evicted from the LRU file maps, else how many and
+ * what a row marked TOP_PARTIAL_SUFFIX means.
+ */
+#define TOP_PARTIAL_SUFFIX	" (partial)"
+void top_fmt_evicted(const struct snapshot *d, char *buf, size_t len);
 
 /* What one screen or batch report shows: a reading's rows, sorted. */
 struct top_view {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The tool's bounds, reached for real: more files than its per-file and
-# path maps hold (file_map_full, path_map_full, with exact counts, the
-# per-filesystem totals still exact), one write(2) over the pages the
+# path maps hold (LRU maps: the oldest files evicted, no loss counted,
+# the evictions counted exactly, a file written again after its eviction
+# marked partial, the per-filesystem totals still exact), one write(2) over the pages the
 # write path splits (write_too_large), a folio over the per-folio bound
 # (where this host can make one), and a runtime failure (exit 6) when the
 # kernel's objects cannot be had (descriptor limit).
@@ -42,21 +43,53 @@ fi
 check_match limits.files_map_size '^[0-9]+$' "$nfiles_map"
 check_match limits.paths_map_size '^[0-9]+$' "$npaths_map"
 [[ $nfiles_map =~ ^[0-9]+$ && $npaths_map =~ ^[0-9]+$ ]] || { cli_finish; exit; }
-extra=100
+# 2000 files more than the maps hold: the first of them are surely evicted
+# (LRU, approximate), and f000000..f000009 are written again after that
+extra=2000
 n=$((nfiles_map + extra))
+again=10
 mkdir "$mnt/many"
-"$IOMAPDIRTY" run --mount "$mnt" --json "$work/many.json" -q -- \
-	"$WORKLOAD" manyfiles "$mnt/many" "$n" 100 >"$work/many.exp" 2>"$work/many.err"
+"$IOMAPDIRTY" run --mount "$mnt" --json "$work/many.json" -q -- sh -c '
+	"$1" manyfiles "$2" "$3" 100 || exit
+	for i in $(seq 0 $(($4 - 1))); do
+		xfs_io -c "pwrite -q 0 100" -c fsync "$(printf "%s/f%06d" "$2" "$i")" || exit
+	done' sh "$WORKLOAD" "$mnt/many" "$n" "$again" >"$work/many.exp" 2>"$work/many.err"
 check limits.many.exit 0 "$?"
 sum=$work/many.json
-# every file is one folio, folded once: each one past the map is one miss
-check limits.many.file_map_full "$((n - nfiles_map))" "$(jq .losses.file_map_full "$sum")"
-check limits.many.path_map_full "$((n - npaths_map))" "$(jq .losses.path_map_full "$sum")"
-check limits.many.files_listed "$nfiles_map" "$(jq '.files | length' "$sum")"
+# an eviction is not a loss: nothing counted lost, every eviction counted
+check limits.many.file_map_full 0 "$(jq .losses.file_map_full "$sum")"
+check limits.many.path_map_full 0 "$(jq .losses.path_map_full "$sum")"
+live=$(jq '.files | length' "$sum")
+check_match limits.many.files_listed "^[0-9]+$" "$live"
+((live <= nfiles_map && live > nfiles_map - 2048)) ||
+	fail limits.many.files_listed_near_full "$live files listed, map holds $nfiles_map"
+# each file was made once, and f000000.. once more after its eviction
+check limits.many.files_evicted "$((n + again - live))" \
+	"$(jq .events.file_entries_evicted "$sum")"
+check limits.many.file_entries_created "$((n + again))" \
+	"$(jq .events.file_entries_created "$sum")"
+# the files written again: listed with the second write only, marked partial
+f0=$(jq -c --arg p "$mnt/many/f000000" '[.files[] | select(.path == $p)] | .[0] |
+	[.partial, .stats.app_bytes]' "$sum")
+check limits.many.readmitted_partial "[true,100]" "$f0"
+check limits.many.readmitted_count "$again" "$(jq '[.files[] | select(.partial)] | length' "$sum")"
+# the newest file was never evicted: whole
+check limits.many.newest_whole "[false,100]" "$(jq -c --arg p "$(printf "%s/many/f%06d" \
+	"$mnt" $((n - 1)))" '[.files[] | select(.path == $p)] | .[0] | [.partial, .stats.app_bytes]' "$sum")"
 # the per-filesystem figures have their own map: still exact
-for f in app_bytes write_calls folios dirty_blocks submitted_blocks submitted_bytes; do
-	check "limits.many.totals.$f" "$(jq ".$f" "$work/many.exp")" "$(jq ".totals.$f" "$sum")"
+check limits.many.totals.app_bytes "$(($(jq .app_bytes "$work/many.exp") + again * 100))" \
+	"$(jq .totals.app_bytes "$sum")"
+check limits.many.totals.write_calls "$(($(jq .write_calls "$work/many.exp") + again))" \
+	"$(jq .totals.write_calls "$sum")"
+for f in folios dirty_blocks submitted_blocks submitted_bytes; do
+	check "limits.many.totals.$f" "$(($(jq ".$f" "$work/many.exp") * (n + again) / n))" \
+		"$(jq ".totals.$f" "$sum")"
 done
+# the text summary says so
+"$IOMAPDIRTY" run --mount "$mnt" -- sh -c 'rm -rf "$1"; mkdir "$1"; "$2" manyfiles "$1" "$3" 10' \
+	sh "$mnt/many" "$WORKLOAD" "$n" >"$work/many.txt" 2>&1
+check_match limits.many.text_evicted "[0-9]+ files evicted from the per-file maps, their figures still in the filesystem totals" \
+	"$(cat "$work/many.txt")"
 rm -rf "$mnt/many"
 
 # --- one write(2) over the pages the write path splits ------------------

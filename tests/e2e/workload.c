@@ -134,6 +134,8 @@ static void usage(void)
 "       workload mmap_eof PATH   (a 5000-byte file)\n"
 "       workload threads --threads N PATH...   (files of >= 1 MiB)\n"
 "       workload manyfiles DIR N LEN   (N new files, LEN bytes each, syncfs)\n"
+"       workload soakfiles DIR N LEN [--dirs D] [--sync-every S]\n"
+"                        (N new files over D directories, openat/write/close)\n"
 "       workload shortcopy PATH   (a write(2) whose copy faults half way)\n"
 "       workload layout PATH\n"
 "Sizes accept K, M, G suffixes.\n");
@@ -1377,6 +1379,78 @@ static int cmd_manyfiles(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * soakfiles: N new files of LEN bytes (<= one page) spread over D
+ * directories (DIR/d0 .. DIR/d{D-1}, file i is d{i % D}/f{i}, so the
+ * highest i are the newest), each made with openat, one write(2) and
+ * close; a syncfs every S files (0: only at the end) and at the end.
+ * Prints the workload's own figures: files, app_bytes, write_calls, and
+ * the seconds it took. For the exporter's soak (tests/exporter/soak.sh).
+ */
+static int cmd_soakfiles(int argc, char **argv)
+{
+	uint64_t n, len, dirs = 16, sync_every = 0, i;
+	struct timespec t0, t1;
+	char *buf, name[64];
+	int *dfd, top, fd;
+
+	if (argc < 4)
+		usage();
+	n = parse_size(argv[2]);
+	len = parse_size(argv[3]);
+	for (int a = 4; a + 1 < argc; a += 2) {
+		if (!strcmp(argv[a], "--dirs"))
+			dirs = parse_size(argv[a + 1]);
+		else if (!strcmp(argv[a], "--sync-every"))
+			sync_every = parse_size(argv[a + 1]);
+		else
+			usage();
+	}
+	if (argc % 2 || !len || len > (uint64_t)page_size || !dirs || dirs > 4096)
+		usage();
+	buf = data_buf(len);
+	dfd = calloc(dirs, sizeof(*dfd));
+	top = open(argv[1], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (!dfd || top < 0)
+		die("open %s: %s", argv[1], strerror(errno));
+	for (i = 0; i < dirs; i++) {
+		snprintf(name, sizeof(name), "d%" PRIu64, i);
+		if (mkdirat(top, name, 0755))
+			die("mkdir %s/%s: %s", argv[1], name, strerror(errno));
+		dfd[i] = openat(top, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (dfd[i] < 0)
+			die("open %s/%s: %s", argv[1], name, strerror(errno));
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "f%" PRIu64, i);
+		fd = openat(dfd[i % dirs], name,
+			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0)
+			die("create %s/d%" PRIu64 "/%s: %s", argv[1], i % dirs, name,
+			    strerror(errno));
+		if (write(fd, buf, len) != (ssize_t)len)
+			die("write %s: %s", name, strerror(errno));
+		if (close(fd))
+			die("close %s: %s", name, strerror(errno));
+		if (sync_every && (i + 1) % sync_every == 0 && syncfs(top))
+			die("syncfs %s: %s", argv[1], strerror(errno));
+	}
+	if (syncfs(top))
+		die("syncfs %s: %s", argv[1], strerror(errno));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	for (i = 0; i < dirs; i++)
+		close(dfd[i]);
+	close(top);
+	printf("{\"scenario\":\"soakfiles\",\"files\":%" PRIu64 ",\"app_bytes\":%" PRIu64
+	       ",\"write_calls\":%" PRIu64 ",\"dirs\":%" PRIu64 ",\"seconds\":%.3f}\n",
+	       n, n * len, n, dirs,
+	       (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+	free(dfd);
+	free(buf);
+	return 0;
+}
+
 /* layout: print the measured folio layout of a cached file (diagnostic). */
 static int cmd_layout(int argc, char **argv)
 {
@@ -1411,6 +1485,7 @@ int main(int argc, char **argv)
 		{ "layout", cmd_layout }, { "truncate", cmd_truncate },
 		{ "mmap_eof", cmd_mmap_eof }, { "threads", cmd_threads },
 		{ "manyfiles", cmd_manyfiles }, { "shortcopy", cmd_shortcopy },
+		{ "soakfiles", cmd_soakfiles },
 	};
 	size_t i;
 

@@ -8,6 +8,7 @@
  */
 #include <stdlib.h>
 #include "prom.h"
+#include "prom_files.h"
 #include "unit.h"
 
 static void check_escape(const char *in, const char *want, const char *name)
@@ -218,6 +219,55 @@ static void always_on_level(void)
 	textbuf_free(&tb);
 }
 
+/*
+ * --top-files: the files most active in the last window, the newest
+ * first among equals. Ino 10 wrote a lot long ago and nothing since; 11
+ * and 12 wrote 1 KiB each in the window (12 the newer entry); 13 was
+ * evicted and made again (a new first_ns, less than before): its window
+ * is its new entry's figures.
+ */
+static void top_files_window(void)
+{
+	struct fs_entry fs = { .dev = (7u << 20) | 3 };
+	struct plan plan = { .family = 'd', .family_desc = "test", .bitmap = BITMAP_NONE };
+	struct file_entry f[4] = {};
+	struct snapshot s = { .fs = &fs, .nfs = 1, .files = f, .nfiles = 4 };
+	struct prom_ctx c = { .plan = &plan, .fs_lookup = fake_fs, .top_files = 1,
+			      .scrape_start_ns = 1000000000ull };
+	struct textbuf tb;
+	int idx[4];
+
+	for (int i = 0; i < 4; i++) {
+		f[i].key = (struct file_key){ .dev = fs.dev, .ino = 10 + i };
+		f[i].s.first_ns = 100 + i;
+	}
+	f[0].s.submitted_bytes = 1 << 20;
+	f[3].s.submitted_bytes = 1 << 19;
+	prom_files_reset();
+	CHECK_U64(prom_files_top(&s, 1, c.scrape_start_ns, idx), 1, "prom.top_files.first");
+	CHECK_U64(f[idx[0]].key.ino, 10, "prom.top_files.first_window_is_since_attach");
+	f[1].s.submitted_bytes = f[2].s.submitted_bytes = 1024;
+	f[3].s.first_ns = 200;		/* evicted, made again */
+	f[3].s.submitted_bytes = 512;
+	CHECK_U64(prom_files_top(&s, 4, c.scrape_start_ns + 1, idx), 4, "prom.top_files.all");
+	CHECK_U64(f[idx[0]].key.ino, 12, "prom.top_files.window_then_newest");
+	CHECK_U64(f[idx[1]].key.ino, 11, "prom.top_files.window_then_newest.second");
+	CHECK_U64(f[idx[2]].key.ino, 13, "prom.top_files.readmitted_counts_from_new_entry");
+	CHECK_U64(f[idx[3]].key.ino, 10, "prom.top_files.idle_big_file_last");
+	/* the series: one file, the newest active, its partial gauge */
+	f[3].s.readmitted = 1;
+	textbuf_init(&tb, 1 << 20);
+	c.scrape_start_ns += 2;
+	CHECK(prom_render(&tb, &s, &c), "prom.top_files.render");
+	CHECK(strstr(tb.buf, "iomapdirty_file_submitted_bytes_total{dev=\"7:3\",ino=\"12\"") != NULL,
+	      "prom.top_files.series_newest_active");
+	CHECK(strstr(tb.buf, "ino=\"10\"") == NULL, "prom.top_files.bounded_to_n");
+	CHECK(strstr(tb.buf, "iomapdirty_file_partial{dev=\"7:3\",ino=\"12\",path=\"[ino 12]\"} 0") != NULL,
+	      "prom.top_files.partial_gauge");
+	textbuf_free(&tb);
+	prom_files_reset();
+}
+
 int main(void)
 {
 	check_escape("/mnt/data", "/mnt/data", "plain");
@@ -237,5 +287,6 @@ int main(void)
 	render_fixture();
 	every_field_exported();
 	always_on_level();
+	top_files_window();
 	UNIT_EXIT();
 }

@@ -229,6 +229,25 @@ int main(void)
 	b.files[0].s.app_bytes -= 4096;
 	b.files[0].s.write_calls -= 1;
 	CHECK_U64((__u64)(d.seconds * 10), 20, "interval length");
+	snapshot_free(&d);
+	/*
+	 * file 1 evicted from the LRU files map and made again inside the
+	 * interval: its new entry (later first_ns) holds less than the old
+	 * one did; the interval is the new entry's figures, not a wrap-around
+	 */
+	a.files[1].s.first_ns = 5;
+	b.files[1].s.first_ns = 9;
+	b.files[1].s.readmitted = 1;
+	b.files[1].s.app_bytes = 1;
+	CHECK(snapshot_delta(&b, &a, &d) == 0, "delta computed (entry made again)");
+	/* files[0] of the interval is file 1: file 0 was idle */
+	CHECK_U64(d.files[0].key.ino, 101, "the file made again is in the interval");
+	CHECK_U64(d.files[0].s.app_bytes, 1, "a file made again counts from its new entry");
+	CHECK(stats_partial(&d.files[0].s), "and is marked partial");
+	CHECK(!stats_partial(&d.files[1].s), "a file never evicted is whole");
+	b.files[1].s = a.files[1].s;
+	b.files[1].s.app_bytes = 2 * 3;
+	b.files[1].s.last_ns = 3;
 	snapshot_totals(&b, &t);
 	CHECK_U64(t.app_bytes, 300, "totals sum filesystems");
 	CHECK_U64(snapshot_losses(&b), 3, "losses summed");

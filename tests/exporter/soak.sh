@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# Soak: `iomapdirty exporter` at its defaults (always-on accounting; plus
+# --top-files 20 for the per-file series) while SOAK_FILES new files
+# (default 1,000,000: 61 times the per-file maps' 16384 entries) are made
+# and written (2 bytes each, openat/write/close over 16 directories, a
+# syncfs every 100,000) on a loop-mounted 1 KiB-block XFS, scraped every
+# few seconds as Prometheus would. Checked against the workload's own
+# figures: no loss counter ever moves, the filesystem totals are exact
+# (app bytes = files x 2, write calls = files, one block submitted per
+# file), the kernel's map memory (memlock of every BPF map the exporter
+# holds, from /proc/PID/fdinfo) is the same at the end as after attach,
+# its RSS at the end within SOAK_RSS_KB (below) of its RSS half-way,
+# the evictions counted, and
+# the per-file series the newest files.
+set -u
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
+n=${SOAK_FILES:-1000000}
+len=2
+# The exporter's user space reads the per-file map whole: its buffers
+# (the batch read, the snapshot, the top-files window's baseline) grow with
+# the files in the map, up to its 16384 entries, and the allocator takes a
+# while to settle (measured: 7 MB after the first scrape, 18 MB once the
+# map was full three times over, 24.6 MB from about 800,000 entries made,
+# flat from there to the end). Each file's entry is made twice (at its
+# write, and again at writeback: evicted in between, the syncs are 100,000
+# files apart), so entries made >= SOAK_FILES is about half-way: from there
+# to the end, half a million files churn through the maps, and RSS may not
+# grow by more than SOAK_RSS_KB (a leak of 4 bytes per file would).
+rss_slack_kb=${SOAK_RSS_KB:-2048}
+for tool in curl jq; do
+	command -v "$tool" >/dev/null || { fail soak.tools "$tool missing"; cli_finish; exit 1; }
+done
+
+# map memory (bytes) of the BPF maps process $1 holds, summed
+maps_memlock() {
+	local fd sum=0 m
+	for fd in /proc/"$1"/fdinfo/*; do
+		grep -q '^map_id:' "$fd" 2>/dev/null || continue
+		m=$(awk '/^memlock:/ { print $2 }' "$fd")
+		sum=$((sum + ${m:-0}))
+	done
+	echo "$sum"
+}
+rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+scrape() { curl -sf --max-time 10 "http://127.0.0.1:$port/metrics"; }
+# metric NAME LABEL_MATCH FILE: the value of the series (first match)
+metric() { awk -v n="$1" -v l="$2" 'index($1, n) == 1 && index($0, l) { print $2; exit }' "$3"; }
+losses() { awk '/^iomapdirty_lost_total/ { s += $2 } END { print s + 0 }' "$1"; }
+
+mnt=$(xfsloop_make 1024 3000) || { fail soak.fixture "no loop XFS"; cli_finish; exit 1; }
+dev=$(xfsloop_dev "$mnt")
+mkdir "$mnt/s"
+port=$(free_port)
+if ! exp_start soak "$IOMAPDIRTY" exporter --mount "$mnt" --listen "127.0.0.1:$port" \
+	--top-files 20; then
+	fail soak.ready "$(tail -3 "$work/soak.err")"
+	cli_finish
+	exit 1
+fi
+pid=$EXP_PID
+scrape >"$work/first.txt" || fail soak.first_scrape "no answer"
+mem0=$(maps_memlock "$pid")
+rss0=$(rss_kb "$pid")
+check_match soak.maps_memlock_read '^[1-9][0-9]*$' "$mem0"
+
+start=$SECONDS
+"$WORKLOAD" soakfiles "$mnt/s" "$n" "$len" --dirs 16 --sync-every 100000 \
+	>"$work/wl.json" 2>"$work/wl.err" &
+wl=$!
+KILL_PIDS+=("$wl")
+scrapes=0 lost_seen=0 failed=0 rss_log=
+while kill -0 "$wl" 2>/dev/null; do
+	sleep 5
+	if scrape >"$work/mid.txt"; then
+		scrapes=$((scrapes + 1))
+		l=$(losses "$work/mid.txt")
+		((l > lost_seen)) && lost_seen=$l
+		m=$(metric iomapdirty_events_total 'event="file_entries_created"' "$work/mid.txt")
+		[[ -z ${rss_mid:-} && ${m:-0} -ge $n ]] && rss_mid=$(rss_kb "$pid")
+		rss_log+=" ${m:-0}:$(rss_kb "$pid")"
+	else
+		failed=$((failed + 1))
+	fi
+done
+wait "$wl"
+check soak.workload.exit 0 "$?"
+echo "INFO soak: $n files in $((SECONDS - start)) s ($(jq -c . "$work/wl.json" 2>/dev/null))"
+check soak.scrapes_during_answered 0 "$failed"
+check_match soak.scrapes_during '^[1-9]' "$scrapes"
+check soak.no_loss_during 0 "$lost_seen"
+
+# the write sums reach the totals at the next flush (every second)
+sleep 2
+scrape >"$work/end.txt" || fail soak.end_scrape "no answer"
+end=$work/end.txt
+check soak.no_loss_at_end 0 "$(losses "$end")"
+lbl="dev=\"$dev\""
+check soak.totals.app_bytes "$(jq .app_bytes "$work/wl.json")" \
+	"$(metric iomapdirty_app_bytes_total "$lbl" "$end")"
+check soak.totals.write_calls "$(jq .write_calls "$work/wl.json")" \
+	"$(metric iomapdirty_write_calls_total "$lbl" "$end")"
+# each file one 2-byte write into one 1 KiB block, synced: one block each
+check soak.totals.submitted_blocks "$n" "$(metric iomapdirty_submitted_blocks_total "$lbl" "$end")"
+check soak.totals.submitted_bytes "$((n * 1024))" \
+	"$(metric iomapdirty_submitted_bytes_total "$lbl" "$end")"
+
+made=$(metric iomapdirty_events_total 'event="file_entries_created"' "$end")
+evicted=$(metric iomapdirty_events_total 'event="file_entries_evicted"' "$end")
+check_match soak.evictions_counted '^[0-9]+$' "$evicted"
+[[ $evicted =~ ^[0-9]+$ && $made =~ ^[0-9]+$ ]] || { evicted=0 made=0; }
+# every file is one entry made (at its write) and all but the map's last
+# 16384 are gone: made minus evicted is what the map holds
+if ((made >= n && evicted >= n - 16384 && made - evicted <= 16384)); then
+	pass soak.evictions_exact
+else
+	fail soak.evictions_exact "made $made, evicted $evicted, files $n, map 16384"
+fi
+check_match soak.path_evictions_counted '^[1-9][0-9]*$' \
+	"$(metric iomapdirty_events_total 'event="path_entries_evicted"' "$end")"
+
+mem1=$(maps_memlock "$pid")
+rss1=$(rss_kb "$pid")
+check soak.maps_memlock_unchanged "$mem0" "$mem1"
+rss_mid=${rss_mid:-none}
+echo "INFO soak: entries made:RSS kB at each scrape:$rss_log"
+echo "INFO soak: exporter RSS ${rss0} kB after the first scrape, ${rss_mid} kB half-way" \
+	"(entries made >= $n), ${rss1} kB at the end; maps ${mem0} B"
+if [[ $rss_mid =~ ^[0-9]+$ ]] && ((rss1 <= rss_mid + rss_slack_kb)); then
+	pass soak.rss_bounded
+else
+	fail soak.rss_bounded "RSS $rss_mid kB half-way, $rss1 kB at the end (slack $rss_slack_kb)"
+fi
+
+# the per-file series: 20 files, all among the newest 1000, the newest one in
+grep '^iomapdirty_file_submitted_bytes_total{' "$end" |
+	sed -n 's/.*path="[^"]*\/f\([0-9]*\)".*/\1/p' >"$work/top.txt"
+check soak.top_files.count 20 "$(wc -l <"$work/top.txt")"
+check soak.top_files.newest_present yes \
+	"$(grep -qx "$((n - 1))" "$work/top.txt" && echo yes || echo no)"
+check soak.top_files.all_recent 0 "$(awk -v lo=$((n - 1000)) '$1 < lo' "$work/top.txt" | wc -l)"
+check soak.top_files.series_bounded 20 \
+	"$(grep -c '^iomapdirty_file_app_bytes_total{' "$end")"
+
+exp_stop() { kill -TERM "$pid"; wait "$pid"; }
+exp_stop
+check soak.stopped 0 "$?"
+cli_finish
