@@ -33,13 +33,28 @@ timing() {	# step seconds note
 	return 0
 }
 
+# CI_CHECK_LOCK=FILE: each suite waits for FILE's lock (flock) and holds
+# it while it runs, for a machine where other test runs attach the tool's
+# probes (it has one instance per host); the wait is not in its time.
 suite() {	# name command...
-	local name=$1 out rc n t0
+	local name=$1 out rc n t0 lockfd=
 	shift
 	echo "### suite $name: $*"
+	if [ -n "${CI_CHECK_LOCK:-}" ]; then
+		exec {lockfd}>>"$CI_CHECK_LOCK" && flock "$lockfd" ||
+			{ echo "FAIL suite $name: cannot lock $CI_CHECK_LOCK" | tee -a "$log"; return; }
+	fi
 	t0=$(date +%s)
-	out=$("$@" 2>&1)
-	rc=$?
+	if [ -n "$lockfd" ]; then
+		# the suite's processes do not inherit the lock: one left behind
+		# would hold it for ever
+		out=$("$@" {lockfd}>&- 2>&1)
+		rc=$?
+		exec {lockfd}>&-
+	else
+		out=$("$@" 2>&1)
+		rc=$?
+	fi
 	printf '%s\n' "$out" | grep -v -E '^[0-9]+ passed, [0-9]+ failed' | tee -a "$log"
 	if [ $rc -ne 0 ] && ! grep -q '^FAIL' <<<"$out"; then
 		echo "FAIL suite $name: exited $rc without a FAIL line" | tee -a "$log"
