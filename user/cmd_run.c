@@ -447,12 +447,15 @@ static int run_and_measure(struct session *s, void *args)
 	 * still needs: CAP_KILL to forward signals to a CMD that runs as
 	 * another user (--user, or a setuid CMD), and for --json FILE the
 	 * rights to rename the result into a directory root may not write
-	 * without them (CAP_DAC_OVERRIDE; CAP_FOWNER for a sticky one).
+	 * without them (CAP_DAC_OVERRIDE; CAP_FOWNER for a sticky one); and
+	 * CAP_DAC_OVERRIDE to remove CMD's cgroup where its parent is not
+	 * writable even by its owner (a cgroup v2 root is r-x).
 	 */
 	if (pid >= 0)
 		session_drop_caps(CAPS_AFTER_ATTACH | CAP_MASK(CAP_KILL) |
 				  (jo.dirfd >= 0 ? CAP_MASK(CAP_DAC_OVERRIDE) |
-					     CAP_MASK(CAP_FOWNER) : 0));
+					     CAP_MASK(CAP_FOWNER) : 0) |
+				  (run_cg.made ? CAP_MASK(CAP_DAC_OVERRIDE) : 0));
 	waited = pid >= 0 ? wait_child(pid, &status, &unblocked, a->user.set) : -1;
 	/* CMD is gone: a SIGINT or SIGTERM from now on is ours again */
 	signals_seen = session_signals;

@@ -4,8 +4,10 @@
 # what it still needs, in its effective, permitted, inheritable, ambient
 # and bounding sets, in every thread (/proc/PID/task/*/status):
 #   hist, top, verify, exporter   CAP_DAC_READ_SEARCH (2), CAP_BPF (39)
-#   run (this process)            the same and CAP_KILL (5); with --json
-#                                 also CAP_DAC_OVERRIDE (1), CAP_FOWNER (3)
+#   run (this process)            the same, CAP_KILL (5) and, unless --all
+#                                 (CMD's cgroup to remove), CAP_DAC_OVERRIDE
+#                                 (1); with --json also CAP_DAC_OVERRIDE,
+#                                 CAP_FOWNER (3)
 #   run's CMD                     everything the caller had, or nothing
 #                                 with --user
 # The masks are written out here from that list, not taken from the code.
@@ -23,7 +25,8 @@ mnt=$(xfsloop_make 1024 512) || { fail caps.fixture "xfsloop_make failed"; cli_f
 
 mask() { local m=0 c; for c in "$@"; do m=$((m | (1 << c))); done; printf '%016x' "$m"; }
 OBSERVE=$(mask 2 39)
-RUN=$(mask 2 5 39)
+RUN=$(mask 1 2 5 39)
+RUN_ALL=$(mask 2 5 39)
 RUN_JSON=$(mask 1 2 3 5 39)
 NONE=0000000000000000
 MINE=$(awk '/^CapEff:/ { print $2 }' /proc/self/status)
@@ -122,6 +125,13 @@ if start_run "$work/run.out" --shared --mount "$mnt" -- sleep 30; then
 	stop_tool INT
 else
 	fail caps.run_started "$(tail -2 "$work/run.out.err")"
+fi
+if start_run "$work/runa.out" --shared --all --mount "$mnt" -- sleep 30; then
+	settle
+	check_caps run_all "$RUN_ALL"
+	stop_tool INT
+else
+	fail caps.run_all_started "$(tail -2 "$work/runa.out.err")"
 fi
 if start_run "$work/runu.out" --shared --mount "$mnt" --user nobody -- sleep 30; then
 	settle

@@ -237,14 +237,17 @@ check report.one_run.no_change_column 0 "$(grep -c ' vs ' "$work/one.html")"
 expect report.bad.schema 'unknown schema "iomapdirty/2"' report "$work/schema2.json" -o "$work/x.html"
 expect report.bad.missing "No such file" report "$work/nope.json" -o "$work/x.html"
 expect report.bad.no_output "no output file" report "$A"
-expect report.bad.output_dir "cannot create a file in /nonexistent" report "$A" -o /nonexistent/r.html
+expect report.bad.output_dir "cannot create a file in its directory \\(/nonexistent\\)" report "$A" -o /nonexistent/r.html
 check report.bad.nothing_written 0 "$(ls "$work"/x.html 2>/dev/null | wc -l)"
-# the output replaces a symbolic link, never writes through it
+# a symbolic link as output: refused (usage, exit 2), neither written
+# through nor replaced (tests/cli/outputs.sh has every kind of target)
 echo keep >"$work/target"
 ln -s "$work/target" "$work/link.html"
-"$IOMAPDIRTY" report "$A" -o "$work/link.html"
+"$IOMAPDIRTY" report "$A" -o "$work/link.html" 2>"$work/link.err"
+check report.symlink_refused 2 "$?"
+check_match report.symlink_refused.message "is a symbolic link" "$(cat "$work/link.err")"
 check report.symlink_not_followed keep "$(cat "$work/target")"
-check report.symlink_replaced_by_file "regular file" "$(stat -c %F "$work/link.html")"
+check report.symlink_kept "symbolic link" "$(stat -c %F "$work/link.html")"
 check report.no_temp_left 0 "$(ls -a "$work" | grep -c '^\.iomapdirty\.')"
 
 cli_finish
