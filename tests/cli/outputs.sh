@@ -94,7 +94,9 @@ check outfile.kill9_leaves_nothing "" "$(ls -A "$k")"
 # the rename and the directory are synced (strace: fsync of the file, then
 # of the directory, after the rename)
 if command -v strace >/dev/null; then
-	strace -f -e trace=fsync,rename,renameat,renameat2 -o "$work/st" \
+	# LeakSanitizer cannot run under ptrace (tests/sanitized.sh): off here
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+		strace -f -e trace=fsync,rename,renameat,renameat2 -o "$work/st" \
 		"$IOMAPDIRTY" run --shared -q --json "$work/s.json" -- true 2>/dev/null
 	check outfile.fsync_file_rename_fsync_dir "fsync rename fsync" \
 		"$(grep -oE '^[0-9]+ +(fsync|rename[a-z0-9]*)' "$work/st" | awk '{print $2}' |

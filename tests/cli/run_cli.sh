@@ -18,5 +18,5 @@ for t in "$here"/*.sh; do
 	echo "INFO cli time $(basename "$t") $((SECONDS - t0)) s"
 done
 echo "INFO cli slowest: $(printf '%s\n' "${times[@]}" | sort -rn | head -5 |
-	awk '{ printf "%s%s %s s", NR > 1 ? ", " : "", $2, $1 }')"
+	awk '{ printf "%s%s %s s", (NR > 1 ? ", " : ""), $2, $1 }')"
 exit $status
