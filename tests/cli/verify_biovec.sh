@@ -32,12 +32,14 @@ want_blocks() {
 }
 
 # placed NAME MNT FILE BLOCKSIZE SCATTER-ARGS...: verify --json around the
-# writes; every data block the block layer saw is placed by its bio's page
-# where the submit hook put it, none elsewhere, none unplaced.
+# writes (into a file laid out by writes of $CHUNK bytes: 1M makes large
+# folios, whose blocks past the first page are in tail pages); every data
+# block the block layer saw is placed by its bio's page where the submit
+# hook put it, none elsewhere, none unplaced.
 placed() {
 	local name=$1 mnt=$2 f=$3 bs=$4 j=$work/$1.json
 	shift 4
-	"$WORKLOAD" prep "$f" 4M >/dev/null && sync
+	"$WORKLOAD" prep "$f" 4M --chunk "${CHUNK:-4096}" >/dev/null && sync
 	if ! start_tool "$j" "$work/$name.err" verify --mount "$mnt" --json; then
 		fail "$name.ready" "$(tail -2 "$work/$name.err")"
 		return 1
@@ -67,6 +69,9 @@ for bs in 1024 4096 16384; do
 	# ranges of 3 to 5 pages 1 KiB apart: bios of several bio_vecs
 	placed "$n.dense" "$mnt" "$mnt/d" "$bs" --count 150 --len 15000 --stride 16384 \
 		--start 700
+	# large folios: blocks in tail pages
+	CHUNK=1M placed "$n.large_folios" "$mnt" "$mnt/l" "$bs" --count 300 --len 100 \
+		--stride 13000
 	xfsloop_cleanup "$mnt"
 done
 
