@@ -5,6 +5,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "bio.bpf.h"
+#include "biovec.bpf.h"
 #include "settings.bpf.h"
 
 /* Per-bio tallies live in a map value: counters on the stack would give
@@ -12,6 +13,13 @@
 struct bio_tally {
 	__u64 matched;
 	__u64 unmatched;
+	__u64 agree;		/* matched blocks the bio's page placed alike */
+	__u64 disagree;
+	__u64 unplaced;
+	__u64 first_disagree;	/* the submit hook's offset + 1 */
+	__u64 first_disagree_bio;
+	struct biovec_pos vec;
+	bool vec_ok;		/* the walk is still in the bio_vecs */
 };
 
 struct {
@@ -24,19 +32,67 @@ struct {
 struct bio_walk {
 	struct phys_key key;
 	struct bio_tally *tally;
+	__u32 shift;
 };
+
+/* A matched block: does the bio's page put it where the submit hook did? */
+static __always_inline void bio_block_place(struct bio_tally *t, const struct phys_origin *o)
+{
+	struct biovec_place p = {};
+
+	if (!t->vec_ok || !biovec_place(&t->vec, &p)) {
+		t->unplaced++;
+		return;
+	}
+	if (p.dev == o->fs_dev && p.ino == o->ino && p.offset == o->offset) {
+		t->agree++;
+		return;
+	}
+	if (!t->disagree) {
+		t->first_disagree = o->offset + 1;
+		t->first_disagree_bio = p.offset;
+	}
+	t->disagree++;
+}
 
 static long bio_block_cb(__u64 i, void *data)
 {
 	struct bio_walk *w = data;
+	struct bio_tally *t = w->tally;
 	struct phys_key key = w->key;
+	struct phys_origin *o;
 
 	key.block += i;
-	if (bpf_map_delete_elem(&pending_phys, &key) == 0)
-		w->tally->matched++;
-	else
-		w->tally->unmatched++;
+	if (t->vec_ok && !t->vec.left && !biovec_load(&t->vec)) {
+		t->vec_ok = false;
+		count(CNT_BIOVEC_BOUND);
+	}
+	o = bpf_map_lookup_elem(&pending_phys, &key);
+	if (o) {
+		bio_block_place(t, o);
+		bpf_map_delete_elem(&pending_phys, &key);
+		t->matched++;
+	} else {
+		t->unmatched++;
+	}
+	if (t->vec_ok && !biovec_skip(&t->vec, 1ULL << w->shift)) {
+		t->vec_ok = false;
+		count(CNT_BIOVEC_BOUND);
+	}
 	return 0;
+}
+
+/* The bio's placements added to its device's figures. */
+static __always_inline void bio_placed_add(struct bio_stats *st, const struct bio_tally *t)
+{
+	__sync_fetch_and_add(&st->placed_agree_blocks, t->agree);
+	__sync_fetch_and_add(&st->placed_disagree_blocks, t->disagree);
+	__sync_fetch_and_add(&st->unplaced_blocks, t->unplaced);
+	/* the first one seen on the device; a race only picks another one */
+	if (t->disagree && !st->first_disagree_offset) {
+		st->first_disagree_offset = t->first_disagree;
+		st->first_disagree_bio_offset = t->first_disagree_bio;
+	}
 }
 
 /* Verify: a write bio reaches the block layer; which of it is our data? */
@@ -66,8 +122,8 @@ int BPF_PROG(tp_bio_queue, struct bio *bio)
 	w.tally = bpf_map_lookup_elem(&bio_scratch, &zero_key);
 	if (!w.tally)
 		return 0;
-	w.tally->matched = 0;
-	w.tally->unmatched = 0;
+	__builtin_memset(w.tally, 0, sizeof(*w.tally));
+	w.tally->vec_ok = biovec_start(&w.tally->vec, bio);
 	count(CNT_BIO_EVENTS);
 	sector = BPF_CORE_READ(bio, bi_iter.bi_sector);
 	/*
@@ -83,6 +139,7 @@ int BPF_PROG(tp_bio_queue, struct bio *bio)
 	size = BPF_CORE_READ(bio, bi_iter.bi_size);
 	w.key.dev = dev;
 	w.key.block = (sector << 9) >> shift;
+	w.shift = shift;
 	bpf_loop(size >> shift, bio_block_cb, &w, 0);
 	matched = w.tally->matched;
 	unmatched = w.tally->unmatched;
@@ -100,5 +157,6 @@ int BPF_PROG(tp_bio_queue, struct bio *bio)
 		__sync_fetch_and_add(&st->unmatched_bios, 1);
 	__sync_fetch_and_add(&st->matched_bytes, matched << shift);
 	__sync_fetch_and_add(&st->unmatched_bytes, size - (matched << shift));
+	bio_placed_add(st, w.tally);
 	return 0;
 }

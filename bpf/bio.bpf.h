@@ -19,7 +19,7 @@ typedef struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 131072);		/* resized by --max-pages */
 	__type(key, struct phys_key);
-	__type(value, __u32);			/* filesystem dev */
+	__type(value, struct phys_origin);	/* where the submit hook placed it */
 } pending_phys_map_t;
 SHARED_MAP(pending_phys_map_t, pending_phys);
 

@@ -27,7 +27,8 @@ struct submit_walk {
 	__u64 first_block;	/* in the folio */
 	__u64 end_block;	/* past the range */
 	struct phys_key phys;	/* first physical block, when tracked */
-	__u32 fs_dev;
+	struct phys_origin origin;	/* its file and offset */
+	__u32 block_bits;
 };
 
 /*
@@ -68,12 +69,14 @@ LOOP_CB(submit_word)
 static long submit_phys_cb(__u64 i, void *data)
 {
 	struct submit_walk *w = data;
+	struct phys_origin origin = w->origin;
 	struct phys_key key = w->phys;
 
 	if (w->first_block + i >= IOMAPDIRTY_MAX_BITMAP_WORDS / 2 * 64)
 		return 1;
 	key.block += i;
-	if (bpf_map_update_elem(&pending_phys, &key, &w->fs_dev, BPF_ANY))
+	origin.offset += i << w->block_bits;
+	if (bpf_map_update_elem(&pending_phys, &key, &origin, BPF_ANY))
 		count(CNT_PHYS_MAP_FULL);
 	return 0;
 }
@@ -130,7 +133,10 @@ static __always_inline void wb_submit_ctx(struct wb_ctx *c, __u32 dev, __u64 ino
 
 		w.phys.dev = m->bdev;
 		w.phys.block = addr >> c->block_bits;
-		w.fs_dev = dev;
+		w.origin.fs_dev = dev;
+		w.origin.ino = ino;
+		w.origin.offset = (pos >> bits) << bits;
+		w.block_bits = bits;
 		bpf_map_update_elem(&dev_block_bits, &w.phys.dev, &bits, BPF_ANY);
 		bpf_loop(nblocks, submit_phys_cb, &w, 0);
 	}

@@ -139,6 +139,9 @@ enum wa_field_merge { WA_STATS_FIELDS(WA_MERGE_ENUM) };
 	X(CNT_PATH_MAP_FULL,		"path_map_full")		\
 	X(CNT_VIOLATION_MAP_FULL,	"violation_map_full")		\
 	X(CNT_PHYS_MAP_FULL,		"physical_map_full")		\
+	/* a write bio's blocks went past its bio_vecs (bi_vcnt) or	\
+	 * past the walk's bound: those blocks were not placed */	\
+	X(CNT_BIOVEC_BOUND,		"bio_vec_walk_bound")		\
 	/* a hook found its thread's context held by the flush	\
 	 * (bpf/folio_ctx.bpf.h): that hook's event is not counted */	\
 	X(CNT_CTX_FLUSH_RACE,		"context_flush_race")		\

@@ -98,6 +98,17 @@ struct bio_stats {
 	__u64 unmatched_bios;		/* none were (journal, metadata, ...) */
 	__u64 matched_bytes;
 	__u64 unmatched_bytes;
+	/*
+	 * Data blocks placed a second way, from the bio's own pages (bio_vec
+	 * -> folio -> mapping, index; bv_offset): the file position the
+	 * bio carries agrees with the submit hook's, or not; or the page
+	 * could not be placed (no file, or the walk ran out of bio_vecs).
+	 */
+	__u64 placed_agree_blocks;
+	__u64 placed_disagree_blocks;
+	__u64 unplaced_blocks;
+	__u64 first_disagree_offset;	/* the submit hook's offset, + 1 (0: none) */
+	__u64 first_disagree_bio_offset; /* where the bio's page put that block */
 };
 
 /*
@@ -138,6 +149,14 @@ struct other_write {
 struct phys_key {
 	__u64 block;		/* physical address >> block bits */
 	__u32 dev;		/* block device */
+	__u32 pad;
+};
+
+/* Where the submit hook placed a physical block: file and offset. */
+struct phys_origin {
+	__u64 ino;
+	__u64 offset;		/* in the file, bytes */
+	__u32 fs_dev;
 	__u32 pad;
 };
 

@@ -133,6 +133,46 @@ static void why_pass(struct verify_report *v, const struct wa_stats *t)
 			ULL(t->preattach_checked_blocks));
 }
 
+/* Sums the block devices' figures into v->bio_totals. */
+static void bio_totals(struct verify_report *v)
+{
+	struct bio_stats *t = &v->bio_totals;
+
+	memset(t, 0, sizeof(*t));
+	for (int i = 0; i < v->nbios; i++) {
+		const struct bio_stats *b = &v->bios[i].s;
+
+		t->matched_bytes += b->matched_bytes;
+		t->placed_agree_blocks += b->placed_agree_blocks;
+		t->placed_disagree_blocks += b->placed_disagree_blocks;
+		t->unplaced_blocks += b->unplaced_blocks;
+		if (!t->first_disagree_offset) {
+			t->first_disagree_offset = b->first_disagree_offset;
+			t->first_disagree_bio_offset = b->first_disagree_bio_offset;
+		}
+	}
+}
+
+/*
+ * The data blocks seen at the block layer were placed twice: by the submit
+ * hook (file, offset) and by the bio's own pages. Where the two differ,
+ * or the bio's page could not be placed, what was checked is not known to
+ * be what was sent: no PASS.
+ */
+static void placement_why(struct verify_report *v)
+{
+	const struct bio_stats *t = &v->bio_totals;
+
+	if (t->placed_disagree_blocks)
+		why_add(v, "%llu data blocks were placed in the file differently by the "
+			"write bio's pages than by the submit hook (the first: hook offset "
+			"%llu, bio offset %llu)", ULL(t->placed_disagree_blocks),
+			ULL(t->first_disagree_offset - 1), ULL(t->first_disagree_bio_offset));
+	if (t->unplaced_blocks)
+		why_add(v, "%llu data blocks seen at the block layer could not be placed "
+			"from the write bio's pages", ULL(t->unplaced_blocks));
+}
+
 /*
  * FAIL when clean blocks were sent (or cannot be told apart); PASS only
  * with evidence: at least one block checked, no block unchecked, nothing
@@ -184,6 +224,7 @@ static void decide(const struct session *s, const struct wa_stats *t,
 		why_add(v, "%llu submitted blocks were not seen in a write bio at the "
 			"block layer (waited %.1f s after the end)", ULL(v->pending),
 			v->settle_seconds);
+	placement_why(v);
 	if (v->why[0]) {
 		v->verdict = VERDICT_INCOMPLETE;
 		v->no_evidence = !checked;
@@ -339,6 +380,7 @@ static int run_verify(struct session *s, void *args)
 	r.offenders = offenders;
 	snapshot_totals(&d, &t);
 	r.totals = t;
+	bio_totals(&r);
 	decide(s, &t, snapshot_losses(&d), &r);
 	if (a->json)
 		report_verify_json(stdout, &s->report, &r);

@@ -96,7 +96,7 @@ int engine_bio_stats(struct engine *e, struct bio_entry *out, int max);
 uint64_t engine_pending_blocks(struct engine *e);
 struct pending_entry {
 	struct phys_key key;
-	uint32_t fs_dev;
+	struct phys_origin origin;
 };
 /* Up to max of them; then which of those are still not seen (kept first). */
 int engine_pending_keys(struct engine *e, struct pending_entry *out, int max);

@@ -480,16 +480,16 @@ uint64_t engine_pending_blocks(struct engine *e)
 int engine_pending_keys(struct engine *e, struct pending_entry *out, int max)
 {
 	return map_walk(e->skel->maps.pending_phys, out, sizeof(*out),
-			offsetof(struct pending_entry, fs_dev), max);
+			offsetof(struct pending_entry, origin), max);
 }
 
 int engine_pending_still(struct engine *e, struct pending_entry *p, int n)
 {
 	int fd = bpf_map__fd(e->skel->maps.pending_phys), kept = 0;
-	uint32_t fs_dev;
+	struct phys_origin o;
 
 	for (int i = 0; i < n; i++)
-		if (bpf_map_lookup_elem(fd, &p[i].key, &fs_dev) == 0)
+		if (bpf_map_lookup_elem(fd, &p[i].key, &o) == 0)
 			p[kept++] = p[i];
 	return kept;
 }

@@ -133,6 +133,7 @@ struct verify_report {
 	uint64_t blocks_goal;		/* --blocks N, 0 if not */
 	bool blocks_reached;		/* stopped because N were checked */
 	struct wa_stats totals;		/* over the filesystems */
+	struct bio_stats bio_totals;	/* over the block devices */
 	char why[1024];
 };
 

@@ -75,6 +75,10 @@ void report_verify_text(FILE *out, const struct report_ctx *rc,
 			ULL(b->s.write_bios), ULL(b->s.matched_bytes),
 			ULL(b->s.matched_bios), ULL(b->s.partial_bios),
 			ULL(b->s.unmatched_bios), ULL(b->s.unmatched_bytes));
+		fprintf(out, "  placed from the bios' pages: %llu data blocks where the "
+			"submit hook put them, %llu elsewhere, %llu not placed\n",
+			ULL(b->s.placed_agree_blocks), ULL(b->s.placed_disagree_blocks),
+			ULL(b->s.unplaced_blocks));
 	}
 	if (r->bios_watched)
 		fprintf(out, "submitted blocks not seen in a write bio: %llu (waited "
@@ -115,6 +119,18 @@ static void bio_json(struct json *j, const struct bio_entry *b)
 	json_kv_u64(j, "unmatched_bios", b->s.unmatched_bios);
 	json_kv_u64(j, "data_bytes", b->s.matched_bytes);
 	json_kv_u64(j, "unmatched_bytes", b->s.unmatched_bytes);
+	json_kv_u64(j, "placed_agree_blocks", b->s.placed_agree_blocks);
+	json_kv_u64(j, "placed_disagree_blocks", b->s.placed_disagree_blocks);
+	json_kv_u64(j, "unplaced_blocks", b->s.unplaced_blocks);
+	json_key(j, "first_disagreement");
+	if (b->s.first_disagree_offset) {
+		json_object_begin(j);
+		json_kv_u64(j, "hook_offset", b->s.first_disagree_offset - 1);
+		json_kv_u64(j, "bio_offset", b->s.first_disagree_bio_offset);
+		json_object_end(j);
+	} else {
+		json_null(j);
+	}
 	json_object_end(j);
 }
 
