@@ -72,7 +72,9 @@ int BPF_PROG(tp_dirty_folio, struct folio *folio, struct address_space *mapping)
 	struct inode_facts fi = {};
 
 	count(CNT_DIRTY_FOLIO_EVENTS);
-	if (!inode || !fs_kind_watched(fs_kind_of(inode)))
+	if (!inode)
+		return 0;
+	if (!fs_kind_watched(fs_kind_of(inode)))
 		return 0;
 	inode_facts_core(inode, &fi, false);
 	record_dirty_folio(&fi, (__u64)folio, BPF_CORE_READ(folio, index));

@@ -30,9 +30,10 @@ const char *fs_kind_why(enum fs_kind kind)
 	return why ? why : "not an iomap filesystem";
 }
 
+/* p NULL: the caller knows they are counted */
 static bool counted(const struct plan *p)
 {
-	return p && p->hooks[HOOK_UNWATCHED].chosen;
+	return !p || p->hooks[HOOK_UNWATCHED].chosen;
 }
 
 /*
@@ -55,23 +56,31 @@ static void describe(const struct unwatched_entry *e, char *type, size_t tlen,
 		snprintf(mnt, mlen, "(not mounted)");
 }
 
+void unwatched_fmt(const struct unwatched_entry *e, char *buf, size_t len)
+{
+	char type[64], mnt[4 * 4096];
+
+	describe(e, type, sizeof(type), mnt, sizeof(mnt));
+	snprintf(buf, len, "NOT WATCHED %u:%u %s %s%s: %" PRIu64 " folios (%" PRIu64
+		 " B) dirtied, in no figure: %s", kdev_major(e->key.dev),
+		 kdev_minor(e->key.dev), type,
+		 e->key.kind == FS_KIND_BDEV ? "page cache, holding " : "on ", mnt,
+		 (uint64_t)e->u.folios_dirtied, (uint64_t)e->u.bytes_dirtied,
+		 fs_kind_why(e->key.kind));
+}
+
 void unwatched_text(FILE *out, const struct snapshot *d, const struct plan *p)
 {
+	char line[8 * 4096];
+
 	if (!counted(p)) {
 		fprintf(out, "  not watched: not counted (%s)\n",
-			p ? p->hooks[HOOK_UNWATCHED].note : "no plan");
+			p->hooks[HOOK_UNWATCHED].note);
 		return;
 	}
 	for (int i = 0; i < d->nunwatched; i++) {
-		const struct unwatched_entry *e = &d->unwatched[i];
-		char type[64], mnt[4 * 4096];
-
-		describe(e, type, sizeof(type), mnt, sizeof(mnt));
-		fprintf(out, "  NOT WATCHED %u:%u %s %s%s: %" PRIu64 " folios (%" PRIu64
-			" B) dirtied, in no figure above: %s\n",
-			kdev_major(e->key.dev), kdev_minor(e->key.dev), type,
-			e->key.kind == FS_KIND_BDEV ? "page cache, holding " : "on ", mnt,
-			(uint64_t)e->u.folios_dirtied, (uint64_t)e->u.bytes_dirtied, fs_kind_why(e->key.kind));
+		unwatched_fmt(&d->unwatched[i], line, sizeof(line));
+		fprintf(out, "  %s\n", line);
 	}
 }
 
