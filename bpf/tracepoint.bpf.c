@@ -12,6 +12,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include "fs_kind.bpf.h"
 #include "kernel_facts.bpf.h"
 #include "submit.bpf.h"
 #include "write.bpf.h"
@@ -54,7 +55,10 @@ int BPF_PROG(btf_dirty_folio, struct folio *folio, struct address_space *mapping
 	if (!mapping || !folio)
 		return 0;
 	inode = mapping->host;
-	if (!inode)
+	/* other filesystems' folios are never written back through iomap:
+	 * a record made for one would stay until the end (bpf/unwatched.bpf.c
+	 * counts them instead) */
+	if (!inode || !fs_kind_watched(fs_kind_of(inode)))
 		return 0;
 	inode_facts_btf(inode, &fi, false);
 	record_dirty_folio(&fi, (__u64)folio, folio->index);
@@ -69,6 +73,8 @@ int BPF_PROG(tp_dirty_folio, struct folio *folio, struct address_space *mapping)
 
 	count(CNT_DIRTY_FOLIO_EVENTS);
 	if (!inode)
+		return 0;
+	if (!fs_kind_watched(fs_kind_of(inode)))
 		return 0;
 	inode_facts_core(inode, &fi, false);
 	record_dirty_folio(&fi, (__u64)folio, BPF_CORE_READ(folio, index));

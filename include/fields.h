@@ -123,7 +123,9 @@ enum wa_field_merge { WA_STATS_FIELDS(WA_MERGE_ENUM) };
 	X(CNT_FILES_EVICTED,		"file_entries_evicted")		\
 	X(CNT_PATHS_EVICTED,		"path_entries_evicted")		\
 	/* verify --simulate-unseen-bios: write bios ignored (a test) */	\
-	X(CNT_SIMULATED_BIOS,		"simulated_unseen_bios")
+	X(CNT_SIMULATED_BIOS,		"simulated_unseen_bios")	\
+	/* folios going clean -> dirty on filesystems not watched */	\
+	X(CNT_UNWATCHED_DIRTY_EVENTS,	"unwatched_dirty_events")
 
 #define LOSS_COUNTERS(X)						\
 	X(CNT_PAGE_MAP_FULL,		"page_map_full")		\
@@ -152,12 +154,24 @@ enum wa_field_merge { WA_STATS_FIELDS(WA_MERGE_ENUM) };
 	X(CNT_OTHER_MAP_FULL,		"other_writes_map_full")	\
 	/* a file whose writer file_writers had no room for */	\
 	X(CNT_WRITER_MAP_FULL,		"writer_map_full")		\
+	/* a filesystem not watched that unwatched_fs had no room for */ \
+	X(CNT_UNWATCHED_MAP_FULL,	"unwatched_map_full")		\
 	/* kernel-side misses, read by user space (engine.c), never	\
 	 * counted by the BPF programs: runs skipped by recursion	\
 	 * protection (bpf_prog_info), kprobe/kretprobe hits missed	\
 	 * (bpf_link_info, 6.7+); they stay last */		\
 	X(CNT_RECURSION_MISSES,		"recursion_misses")		\
 	X(CNT_KPROBE_MISSES,		"kprobe_misses")
+
+/*
+ * Per filesystem not watched (include/fs_kinds.h: not written back
+ * through iomap), X(name, unit): what the watched writers dirtied there,
+ * at its folios' clean -> dirty (bpf/unwatched.bpf.c), so that run, hist
+ * and top can say what they do not count. All u64, cumulative, summed.
+ */
+#define UNWATCHED_FIELDS(X)						\
+	X(folios_dirtied,	"folios")				\
+	X(bytes_dirtied,	"bytes")
 
 /* Histograms, X(id, name, unit), log2 buckets (buckets.h). */
 #define HISTOGRAMS(X)							\

@@ -14,6 +14,7 @@
 #include <linux/types.h>
 #endif
 #include "fields.h"
+#include "fs_kinds.h"
 
 /* Largest folio whose pages and bitmap the writeback program scans. */
 #define IOMAPDIRTY_MAX_FOLIO_PAGES	512
@@ -144,6 +145,18 @@ struct writer_last {
 struct other_write {
 	__u64 app_bytes;
 	__u64 write_calls;
+};
+
+/* A filesystem not watched (bpf/unwatched.bpf.c): device and kind. */
+struct unwatched_key {
+	__u32 dev;		/* s_dev; the block device's i_rdev for its page cache */
+	__u32 kind;		/* enum fs_kind (fs_kinds.h) */
+};
+
+struct unwatched_stats {
+#define UNWATCHED_MEMBER(name, unit)	__u64 name;
+	UNWATCHED_FIELDS(UNWATCHED_MEMBER)
+#undef UNWATCHED_MEMBER
 };
 
 struct phys_key {

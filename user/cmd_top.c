@@ -18,6 +18,7 @@
 #include "report.h"
 #include "sampler.h"
 #include "top_view.h"
+#include "unwatched.h"
 
 /* Longest wait for a key: how soon a signal or the refresh is noticed. */
 #define KEY_POLL_MS	100
@@ -321,6 +322,11 @@ static void draw(struct top *t, const char *header, int *scroll)
 	top_fmt_evicted(&t->sm.cur, line, sizeof(line));
 	if (line[0])
 		put_line(&y, 0, line);
+	/* filesystems written that no figure counts, since attach */
+	for (int i = 0; i < t->sm.cur.nunwatched; i++) {
+		unwatched_fmt(&t->sm.cur.unwatched[i], line, sizeof(line));
+		put_wrapped(&y, line, 2);
+	}
 	if (v->valid && !v->cumulative)
 		snprintf(line, sizeof(line), "%d file%s (%d since attach)   sort: %s %s",
 			 v->nrows, v->nrows == 1 ? "" : "s", t->sm.cur.nfiles,

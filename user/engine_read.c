@@ -288,6 +288,9 @@ static void count_evictions(struct engine *e, struct snapshot *s)
 	s->counters[CNT_PATHS_EVICTED] = e->paths_evicted;
 }
 
+static int map_walk(struct bpf_map *map, void *out, size_t entry_size, size_t val_off,
+		    int max);
+
 int engine_snapshot(struct engine *e, struct snapshot *s)
 {
 	void *arr = NULL;
@@ -315,6 +318,9 @@ int engine_snapshot(struct engine *e, struct snapshot *s)
 	s->files = arr;
 	qsort(s->files, s->nfiles, sizeof(*s->files), file_entry_cmp);
 	count_evictions(e, s);
+	s->nunwatched = map_walk(e->skel->maps.unwatched_fs, s->unwatched,
+				 sizeof(s->unwatched[0]),
+				 offsetof(struct unwatched_entry, u), UNWATCHED_MAX);
 	return 0;
 }
 

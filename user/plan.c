@@ -434,6 +434,28 @@ static void plan_helpers(struct kfacts *f, struct plan *p)
 	}
 }
 
+/*
+ * Folios dirtied on filesystems the figures do not count (ext4, btrfs,
+ * the block device's page cache, ...): the clean -> dirty tracepoint,
+ * which every filesystem passes, in every mode (issue 26).
+ */
+static void plan_unwatched(struct kfacts *f, struct plan *p)
+{
+	struct hook_plan *h = &p->hooks[HOOK_UNWATCHED];
+
+	if (tp_usable(f, "writeback_dirty_folio", h) &&
+	    proto_is(&facts_tp(f, "writeback_dirty_folio")->proto, 2,
+		     "folio*", "address_space*") &&
+	    choose_tp(f, p, HOOK_UNWATCHED, "writeback_dirty_folio", PROG_ANY_VARIANT)) {
+		snprintf(h->note, sizeof(h->note), "folios dirtied on filesystems not "
+			 "watched (ext4, btrfs, block devices, ...), per filesystem, "
+			 "shown apart by run, hist and top");
+		return;
+	}
+	snprintf(h->note, sizeof(h->note), "filesystems not watched are not "
+		 "counted: run, hist and top cannot say what they miss");
+}
+
 static void classify(struct kfacts *f, struct plan *p)
 {
 	const struct func_fact *wbf = facts_func(f, "iomap_writeback_folio");
@@ -486,6 +508,7 @@ int plan_build(struct kfacts *f, int mode, struct plan *p)
 	plan_submit(f, p);
 	plan_whole_dirty(f, p);
 	plan_helpers(f, p);
+	plan_unwatched(f, p);
 
 	p->ok = true;
 	for (int i = 0; i < NR_HOOKS; i++) {
@@ -535,6 +558,8 @@ void plan_set_accounting(struct plan *p, enum accounting_level l)
 	detach_for_level(&p->hooks[HOOK_FOLIO_PTR], "writeback finds the folio in the "
 			 "page cache");
 	detach_for_level(&p->hooks[HOOK_INVALIDATE], "no page records to forget");
+	detach_for_level(&p->hooks[HOOK_UNWATCHED], "no command at this level says "
+			 "what it does not watch");
 	if (p->hooks[HOOK_WB_BEGIN].chosen && p->hooks[HOOK_WB_BEGIN].mech == MECH_TRACEPOINT)
 		snprintf(p->hooks[HOOK_WB_BEGIN].note, sizeof(p->hooks[HOOK_WB_BEGIN].note),
 			 "folio found in the page cache (always-on accounting)%s",

@@ -14,6 +14,7 @@ const char *const hook_names[NR_HOOKS] = {
 	[HOOK_FOLIO_PTR] = "folio_pointer",
 	[HOOK_INVALIDATE] = "invalidate",
 	[HOOK_BIO] = "block_bio",
+	[HOOK_UNWATCHED] = "unwatched_dirty",
 };
 
 const char *const prog_kind_names[NR_PROG_KINDS] = {
@@ -88,6 +89,10 @@ const struct prog_def prog_table[] = {
 	/* iomap_invalidate_folio, block_bio_queue: raw_tp only */
 	{ HOOK_INVALIDATE, PROG_RAW_TP, ANY, "tp_invalidate" },
 	{ HOOK_BIO, PROG_RAW_TP, ANY, "tp_bio_queue" },
+
+	/* writeback_dirty_folio again: filesystems not watched (unwatched.bpf.c) */
+	{ HOOK_UNWATCHED, PROG_TP_BTF, ANY, "btf_unwatched_dirty" },
+	{ HOOK_UNWATCHED, PROG_RAW_TP, ANY, "tp_unwatched_dirty" },
 };
 
 const unsigned int prog_table_len = sizeof(prog_table) / sizeof(prog_table[0]);

@@ -23,6 +23,7 @@ enum hook {
 	HOOK_FOLIO_PTR,		/* tracepoint mode: learn folio pointers */
 	HOOK_INVALIDATE,	/* dirty data thrown away: forget records */
 	HOOK_BIO,		/* verify: write bios at the block layer */
+	HOOK_UNWATCHED,		/* folios dirtied on filesystems not watched */
 	NR_HOOKS,
 };
 

@@ -9,6 +9,7 @@
 #include "json.h"
 #include "report.h"
 #include "safetext.h"
+#include "unwatched.h"
 
 #define ULL(x) ((unsigned long long)(x))
 
@@ -278,6 +279,7 @@ void report_text(FILE *out, const char *title, const struct snapshot *d,
 			kdev_minor(d->fs[i].dev), fi.fstype, mnt);
 		stats_text(out, &d->fs[i].s, rc->plan);
 	}
+	unwatched_text(out, d, rc->plan);
 	for (int h = 0; h < NR_HISTS; h++) {
 		if (hist_measured(h, rc->plan))
 			hist_print_text(out, h, d->hists[h]);
@@ -501,6 +503,7 @@ void report_json(FILE *out, const char *type, int interval, const struct snapsho
 		json_object_end(&j);
 	}
 	json_array_end(&j);
+	unwatched_json(&j, d, rc->plan);
 
 	json_key(&j, "files");
 	json_array_begin(&j);

@@ -149,6 +149,33 @@ static bool stats_moved(const struct wa_stats *cur, const struct wa_stats *prev)
 	return false;
 }
 
+static const struct unwatched_stats *find_unwatched(const struct snapshot *s,
+						    const struct unwatched_key *k)
+{
+	for (int i = 0; s && i < s->nunwatched; i++)
+		if (s->unwatched[i].key.dev == k->dev && s->unwatched[i].key.kind == k->kind)
+			return &s->unwatched[i].u;
+	return NULL;
+}
+
+/* The filesystems not watched that moved since prev, and by how much. */
+static void unwatched_delta(const struct snapshot *cur, const struct snapshot *prev,
+			    struct snapshot *out)
+{
+	for (int i = 0; i < cur->nunwatched; i++) {
+		const struct unwatched_entry *c = &cur->unwatched[i];
+		const struct unwatched_stats *p = find_unwatched(prev, &c->key);
+		struct unwatched_entry *o = &out->unwatched[out->nunwatched];
+
+		o->key = c->key;
+#define UNWATCHED_SUB(name, unit)	o->u.name = c->u.name - (p ? p->name : 0);
+		UNWATCHED_FIELDS(UNWATCHED_SUB)
+#undef UNWATCHED_SUB
+		if (o->u.folios_dirtied)
+			out->nunwatched++;
+	}
+}
+
 int snapshot_delta(const struct snapshot *cur, const struct snapshot *prev,
 		   struct snapshot *out)
 {
@@ -171,6 +198,7 @@ int snapshot_delta(const struct snapshot *cur, const struct snapshot *prev,
 		stats_sub(&out->fs[i].s, &cur->fs[i].s, find_fs(prev, cur->fs[i].dev));
 	}
 	out->nfs = cur->nfs;
+	unwatched_delta(cur, prev, out);
 	for (int i = 0; i < cur->nfiles; i++) {
 		const struct wa_stats *p = find_file(prev, &cur->files[i].key);
 

@@ -21,6 +21,13 @@ struct file_entry {
 	struct wa_stats s;
 };
 
+/* A filesystem not watched, what was dirtied there (bpf/unwatched.bpf.c). */
+struct unwatched_entry {
+	struct unwatched_key key;
+	struct unwatched_stats u;
+};
+#define UNWATCHED_MAX	256	/* = the BPF map's entries */
+
 struct snapshot {
 	uint64_t counters[NR_COUNTERS];
 	uint64_t hists[NR_HISTS][HIST_BUCKETS];
@@ -28,6 +35,9 @@ struct snapshot {
 	int nfs;
 	struct file_entry *files;
 	int nfiles;
+	/* cumulative in a reading; in a delta, those that moved */
+	struct unwatched_entry unwatched[UNWATCHED_MAX];
+	int nunwatched;
 	double seconds;		/* time covered */
 };
 

@@ -10,6 +10,7 @@
 #include "report.h"
 #include "safetext.h"
 #include "top_view.h"
+#include "unwatched.h"
 
 const struct top_col_info top_cols[TOP_NR_COLS] = {
 	[TOP_COL_PATH]     = { "path",     "PATH",     'p', true,  12 },
@@ -445,6 +446,7 @@ void top_print_json(FILE *out, const char *type, unsigned long long n,
 		json_object_end(&j);
 	}
 	json_array_end(&j);
+	unwatched_json(&j, &v->d, p);
 	report_losses_json(&j, &v->d);
 	json_kv_u64(&j, "lost", snapshot_losses(&v->d));
 	json_object_end(&j);
@@ -468,6 +470,7 @@ void top_print_text(FILE *out, const char *title, const struct top_view *v,
 	top_fmt_evicted(&v->d, line, sizeof(line));
 	if (line[0])
 		fprintf(out, "%s\n", line);
+	unwatched_text(out, &v->d, NULL);
 	top_layout_fit(&l, v->rows, v->nrows, false);
 	top_fmt_line(&l, NULL, line, sizeof(line));
 	fprintf(out, "%s\n", line);

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Filesystems told apart by their superblock's magic number (s_magic, one
+ * load in BPF), shared by the BPF side (bpf/fs_kind.bpf.h) and user space
+ * (user/unwatched.c):
+ *   X(id, magic, name, watched, why)
+ * watched  1: written back through iomap, the figures count it; 0: its
+ *          folios dirtied are only counted per filesystem, as "not
+ *          watched", and every observing command says so with 'why'.
+ * The block device's own page cache (raw writes to /dev/X, and the
+ * metadata buffers of a filesystem on it) has the bdev pseudo-filesystem's
+ * magic; it is reported under the device's number (inode->i_rdev).
+ */
+#ifndef IOMAPDIRTY_FS_KINDS_H
+#define IOMAPDIRTY_FS_KINDS_H
+
+#define FS_KINDS(X)							\
+	X(FS_KIND_OTHER, 0, "other", 0,					\
+	  "not an iomap filesystem: no backend counts its writeback")	\
+	X(FS_KIND_XFS, 0x58465342, "xfs", 1, NULL)			\
+	X(FS_KIND_ZONEFS, 0x5a4f4653, "zonefs", 1, NULL)		\
+	X(FS_KIND_GFS2, 0x01161970, "gfs2", 1, NULL)			\
+	X(FS_KIND_EXT4, 0xef53, "ext4", 0,				\
+	  "buffer heads (a dirty bit per block), not iomap: no ext4 backend yet") \
+	X(FS_KIND_BTRFS, 0x9123683e, "btrfs", 0,			\
+	  "its own writeback (extent maps, subpage bitmaps), not iomap: no "	\
+	  "btrfs backend yet")						\
+	X(FS_KIND_BDEV, 0x62646576, "block device", 0,			\
+	  "the device's own page cache (raw writes, or metadata of a "	\
+	  "filesystem on it): written back with buffer heads, no backend") \
+	X(FS_KIND_FUSE, 0x65735546, "fuse", 0,				\
+	  "FUSE: no backend (its writeback cache goes through iomap since "	\
+	  "6.17; no write hook sees it in this plan)")
+
+enum fs_kind {
+#define FS_KIND_ENUM(id, magic, name, watched, why)	id,
+	FS_KINDS(FS_KIND_ENUM)
+#undef FS_KIND_ENUM
+	NR_FS_KINDS,
+};
+
+#endif /* IOMAPDIRTY_FS_KINDS_H */

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Filesystems the tool does not watch (issue 26): run, hist and top say
+# which ones the writers dirtied, and why, instead of zeros. Scripted
+# writes of known offsets on a loop ext4 with 1 KiB and with 4 KiB blocks,
+# beside a loop XFS written in the same run (its figures still exact and
+# it is not listed), and raw writes to a loop block device. Ground truth:
+# the workload's own figures (the folios it wrote, from kpageflags) and
+# dd's. Before the fix, ext4 folios left page records nobody took ("still
+# dirty" pages, and a syncfs of the bdev pseudo-filesystem 0:3 that fails).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib.sh
+source "$here/lib.sh"
+# shellcheck source=../lib/xfsloop.sh
+source "$here/../lib/xfsloop.sh"
+work=$(mktemp -d /tmp/cli_unwatched.XXXXXX)
+loops=()
+cleanup() {
+	local d
+	for d in "$work"/ext4.*/mnt; do
+		mountpoint -q "$d" 2>/dev/null && umount "$d"
+	done
+	for d in "${loops[@]}"; do
+		losetup -d "$d" 2>/dev/null
+	done
+	xfsloop_cleanup_all
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+bounded_run() {	# SECONDS CMD...: CMD killed after SECONDS
+	timeout -k 5 "$1" "${@:2}"
+}
+
+# ext4_make BLOCKSIZE -> mount point of a 64 MiB loop ext4
+ext4_make() {
+	local d=$work/ext4.$1 dev
+	mkdir -p "$d/mnt" && truncate -s 64M "$d/img" &&
+		mkfs.ext4 -q -F -b "$1" "$d/img" >/dev/null 2>&1 &&
+		dev=$(losetup --find --show "$d/img") || return 1
+	echo "$dev" >"$d/loopdev"
+	mount -t ext4 "$dev" "$d/mnt" || return 1
+	echo "$d/mnt"
+}
+
+x=$(xfsloop_make 1024 512) || { fail unwatched.fixture "xfsloop_make failed"; cli_finish; exit; }
+for bs in 1024 4096; do
+	m=$(ext4_make $bs) || { fail "unwatched.fixture.ext4_$bs" "mkfs/mount failed"; cli_finish; exit; }
+	loops+=("$(<"$work/ext4.$bs/loopdev")")
+	eval "e$bs=\$m"
+done
+
+# run: one CMD writing known offsets into an ext4 and an XFS
+run_case() {
+	local bs=$1 len=$2 stride=$3 m dev
+	eval "m=\$e$bs"
+	dev=$(mountpoint -d "$m")
+	bounded_run 120 "$IOMAPDIRTY" run --mode tracepoint --json "$work/run$bs.json" -- \
+		bash -c '"$1" scatter "$2" --count 7 --len "$4" --stride "$5" >"$6" &&
+			"$1" scatter "$3" --count 5 --len 100 --stride 20000 >"$7"' \
+		_ "$WORKLOAD" "$m/f" "$x/f$bs" "$len" "$stride" "$work/e$bs.exp" \
+		"$work/x$bs.exp" 2>"$work/run$bs.err"
+	check "unwatched.run_ext4_$bs.exit" 0 "$?"
+	local j=$work/run$bs.json u
+	u=$(jq -c --arg d "$dev" '[.unwatched_filesystems[] |
+		select(.dev == $d and .kind == "ext4")]' "$j")
+	check "unwatched.run_ext4_$bs.listed" 1 "$(jq length <<<"$u")"
+	check "unwatched.run_ext4_$bs.fstype" '"ext4"' "$(jq -c '.[0].fstype' <<<"$u")"
+	check "unwatched.run_ext4_$bs.folios" "$(jq .folios "$work/e$bs.exp")" \
+		"$(jq '.[0].folios_dirtied' <<<"$u")"
+	check "unwatched.run_ext4_$bs.bytes" "$(jq .folio_bytes "$work/e$bs.exp")" \
+		"$(jq '.[0].bytes_dirtied' <<<"$u")"
+	check "unwatched.run_ext4_$bs.xfs_not_listed" 0 \
+		"$(jq --arg d "$(xfsloop_dev "$x")" '[.unwatched_filesystems[] |
+			select(.dev == $d)] | length' "$j")"
+	check "unwatched.run_ext4_$bs.nothing_left_dirty" 0 "$(jq .writeback.unwritten_pages "$j")"
+	check "unwatched.run_ext4_$bs.no_sync_failure" 0 "$(jq .writeback.sync_failures "$j")"
+	for f in app_bytes dirty_blocks submitted_blocks folios; do
+		check "unwatched.run_ext4_$bs.xfs_$f" "$(jq ".$f" "$work/x$bs.exp")" \
+			"$(jq ".totals.$f" "$j")"
+	done
+	check_match "unwatched.run_ext4_$bs.text" "NOT WATCHED $dev ext4 on .*buffer heads" \
+		"$(cat "$work/run$bs.err")"
+}
+run_case 1024 100 20000
+run_case 4096 5000 30000
+
+# raw writes to a block device: its own page cache, not watched
+truncate -s 16M "$work/raw.img"
+raw=$(losetup --find --show "$work/raw.img") && loops+=("$raw")
+rawdev=$(lsblk -dno MAJ:MIN "$raw" | tr -d ' ')
+blockdev --flushbufs "$raw"
+bounded_run 60 "$IOMAPDIRTY" run --mode tracepoint --json "$work/raw.json" -- \
+	dd if=/dev/zero of="$raw" bs=4k count=8 seek=16 conv=fsync status=none 2>"$work/raw.err"
+check unwatched.raw.exit 0 "$?"
+u=$(jq -c --arg d "$rawdev" '[.unwatched_filesystems[] | select(.dev == $d and
+	.kind == "block device")]' "$work/raw.json")
+check unwatched.raw.listed 1 "$(jq length <<<"$u")"
+check unwatched.raw.bytes 32768 "$(jq '.[0].bytes_dirtied' <<<"$u")"
+
+# hist and top (since attach, all filesystems) while the 1 KiB ext4 is written
+dev=$(mountpoint -d "$e1024")
+start_tool "$work/hist.json" "$work/hist.err" hist --json --mode tracepoint -i 60 &&
+	hist_pid=$TOOL_PID
+start_tool "$work/top.json" "$work/top.err" top -b --json --shared --mode tracepoint -i 60 &&
+	top_pid=$TOOL_PID
+"$WORKLOAD" scatter "$e1024/h" --count 9 --len 300 --stride 15000 >"$work/h.exp"
+for t in hist top; do
+	eval "TOOL_PID=\${${t}_pid:-}"
+	if [[ -z $TOOL_PID ]]; then
+		fail "unwatched.$t.ready" "$(tail -2 "$work/$t.err")"
+		continue
+	fi
+	stop_tool INT
+	check "unwatched.$t.exit" 0 "$TOOL_RC"
+	check "unwatched.$t.folios" "$(jq .folios "$work/h.exp")" \
+		"$(tail -n 1 "$work/$t.json" | jq --arg d "$dev" \
+			'[.unwatched_filesystems[] | select(.dev == $d and .kind == "ext4")][0] |
+			.folios_dirtied')"
+done
+check unwatched.links 0 "$(cli_links)"
+cli_finish
