@@ -21,6 +21,12 @@ struct file_entry {
 	struct wa_stats s;
 };
 
+/* A writer cgroup's sums (engine_cgroup_sums), id 0: no writer known. */
+struct cgroup_entry {
+	uint64_t id;
+	struct wa_stats s;
+};
+
 struct snapshot {
 	uint64_t counters[NR_COUNTERS];
 	uint64_t hists[NR_HISTS][HIST_BUCKETS];

@@ -239,7 +239,7 @@ check exporter.promql.hist_sum_is_dirty_blocks "$tot_blocks" \
 # the shipped rules, loaded and evaluated on these series: the measured
 # writes' ratios (the rates' window starts after the first write)
 if compgen -G "$work/rules/*.yml" >/dev/null; then
-	check exporter.rules_loaded_healthy 9 "$(curl -sf --max-time 5 \
+	check exporter.rules_loaded_healthy 10 "$(curl -sf --max-time 5 \
 		"http://127.0.0.1:$pport/api/v1/rules" |
 		jq '[.data.groups[].rules[] | select(.health == "ok")] | length')"
 	check exporter.recording.folio_amplification 1 \
