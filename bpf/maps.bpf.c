@@ -9,6 +9,7 @@
 #define SHARED_MAPS_HERE
 #include "maps.bpf.h"
 #include "bio.bpf.h"
+#include "cgroup_sums.bpf.h"
 #include "clock.bpf.h"
 #include "folio_ctx.bpf.h"
 #include "other_writes.bpf.h"

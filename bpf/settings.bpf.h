@@ -33,6 +33,8 @@ SETTING(__u64, target_cgroup, 0);
 SETTING(__u32, target_cgroup_level, 0);
 /* run: the other cgroups' writes are summed apart (other_writes.bpf.h) */
 SETTING(bool, count_others, false);
+/* exporter --collector.cgroup: sums per writer cgroup (cgroup_sums.bpf.h) */
+SETTING(bool, per_cgroup_sums, false);
 SETTING(__u32, page_shift, 12);
 SETTING(__u32, bitmap_kind, BITMAP_NONE);	/* enum bitmap_kind */
 SETTING(__u32, write_end_proto, WRITE_END_POS);	/* enum write_end_proto */

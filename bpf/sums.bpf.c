@@ -4,6 +4,7 @@
 #include <bpf/bpf_helpers.h>
 #include "sums.bpf.h"
 #include "finish.bpf.h"
+#include "cgroup_sums.bpf.h"
 
 /*
  * Merges a thread's sum a into shared totals s. Several CPUs may fold
@@ -64,8 +65,8 @@ static __always_inline void fold_hist(struct fs_stats *fs, const struct wb_ctx *
 /* A global function: called from finish_folio() and the flush. */
 __noinline int acc_fold(struct wb_ctx *c)
 {
+	struct wa_stats *s, *cg;
 	struct fs_stats *fs;
-	struct wa_stats *s;
 
 	if (!c || !c->acc_folios)
 		return 0;
@@ -81,6 +82,10 @@ __noinline int acc_fold(struct wb_ctx *c)
 		fold_hist(fs, c);
 		fold_seq_bump(&fs->folds_done);
 	}
+	/* after the filesystem: one reading of both finds it in the totals */
+	cg = cgroup_totals_of(c->acc_key.dev, c->acc_key.ino);
+	if (cg)
+		stats_merge(cg, &c->acc);
 	c->acc_folios = 0;
 	return 0;
 }

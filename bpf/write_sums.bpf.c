@@ -4,6 +4,7 @@
 #include <bpf/bpf_helpers.h>
 #include "write_sums.bpf.h"
 #include "sums.bpf.h"
+#include "cgroup_sums.bpf.h"
 
 static __always_inline void add_writes(struct wa_stats *s, const struct write_sum *ws)
 {
@@ -14,8 +15,8 @@ static __always_inline void add_writes(struct wa_stats *s, const struct write_su
 /* A global function: the verifier checks it once, not at every caller. */
 __noinline int write_sum_fold(struct write_sum *ws)
 {
+	struct wa_stats *s, *cg;
 	struct fs_stats *fs;
-	struct wa_stats *s;
 
 	if (!ws || !ws->write_calls)
 		return 0;
@@ -28,6 +29,10 @@ __noinline int write_sum_fold(struct write_sum *ws)
 		add_writes(&fs->s, ws);
 		fold_seq_bump(&fs->folds_done);
 	}
+	/* after the filesystem, as acc_fold() */
+	cg = cgroup_totals_of(ws->dev, ws->ino);
+	if (cg)
+		add_writes(cg, ws);
 	ws->app_bytes = 0;
 	ws->write_calls = 0;
 	return 0;

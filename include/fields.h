@@ -122,6 +122,10 @@ enum wa_field_merge { WA_STATS_FIELDS(WA_MERGE_ENUM) };
 	X(CNT_PATH_ENTRIES,		"path_entries_created")		\
 	X(CNT_FILES_EVICTED,		"file_entries_evicted")		\
 	X(CNT_PATHS_EVICTED,		"path_entries_evicted")		\
+	/* the same for the writer cgroups' sums (--collector.cgroup,	\
+	 * bpf/cgroup_sums.bpf.h): made, and evicted (user space) */	\
+	X(CNT_CGROUP_ENTRIES,		"cgroup_entries_created")	\
+	X(CNT_CGROUPS_EVICTED,		"cgroup_entries_evicted")	\
 	/* verify --simulate-unseen-bios: write bios ignored (a test) */	\
 	X(CNT_SIMULATED_BIOS,		"simulated_unseen_bios")	\
 	/* folios going clean -> dirty on filesystems not watched */	\
@@ -156,6 +160,8 @@ enum wa_field_merge { WA_STATS_FIELDS(WA_MERGE_ENUM) };
 	X(CNT_WRITER_MAP_FULL,		"writer_map_full")		\
 	/* a filesystem not watched that unwatched_fs had no room for */ \
 	X(CNT_UNWATCHED_MAP_FULL,	"unwatched_map_full")		\
+	/* a writer cgroup cgroup_sums had no room for (LRU: not seen) */ \
+	X(CNT_CGROUP_MAP_FULL,		"cgroup_map_full")		\
 	/* kernel-side misses, read by user space (engine.c), never	\
 	 * counted by the BPF programs: runs skipped by recursion	\
 	 * protection (bpf_prog_info), kprobe/kretprobe hits missed	\

@@ -60,6 +60,8 @@ struct page_rec {
  * about 16384 x (wa_stats + key + LRU node) and 16384 x 1 KiB of paths.
  */
 #define FILES_MAX_ENTRIES	16384
+/* writer cgroups with sums of their own (--collector.cgroup, bpf/cgroup_sums.bpf.h) */
+#define CGROUP_SUMS_MAX		4096
 
 struct file_key {
 	__u64 ino;

@@ -20,7 +20,7 @@ source tests/lib/host_profile.sh || { echo "FAIL host profile"; exit 1; }
 # one needs a reason in the commit message.
 declare -A MIN_CHECKS=(
 	[unit]=1817 [bpf-object]=20 [e2e]=3157 [e2e-always-on]=703 [truth]=225 [cli]=881
-	[exporter-web]=55 [exporter-soak]=20
+	[exporter-web]=55 [exporter-soak]=20 [exporter-cgroup]=42
 )
 
 # Wall time of every suite: a table at the end, and lines for .ci/run's
@@ -120,6 +120,8 @@ suite fuzz tests/fuzz/run.sh 7 .output-fuzz/fuzz_*
 # the Prometheus exporter, scraped by a real Prometheus server
 suite exporter tests/exporter/run.sh
 suite exporter-install tests/exporter/install.sh
+# --collector.cgroup: three writers in three cgroups, a bound of two (about 15 s)
+suite exporter-cgroup tests/exporter/cgroups.sh
 # its HTTP server alone (no BPF): slow clients, endpoints, TLS, basic auth
 suite exporter-web tests/exporter/web.sh
 # the exporter at its defaults while a million files are made (about 2 min)

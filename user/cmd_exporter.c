@@ -43,12 +43,15 @@
 #define EXPORTER_MAX_BODY	HTTP_MAX_BODY
 #define EXPORTER_WEB_USER	"nobody"	/* the HTTP server's process runs as */
 #define EXPORTER_MAX_TOP_FILES	100
+#define EXPORTER_CGROUP_TOP	20	/* --collector.cgroup.top's default */
+#define EXPORTER_MAX_CGROUP_TOP	100
 
 struct exporter_args {
 	struct session_opts so;
 	const char *listen;
 	double cache_seconds;
 	unsigned int top_files;
+	unsigned int cgroup_top;	/* --collector.cgroup.top N */
 	struct conn_limits limits;
 	const char *web_config_file;	/* NULL: plain HTTP, no authentication */
 	struct web_config wc;
@@ -82,6 +85,8 @@ enum {
 	OPT_MAX_PER_ADDR,
 	OPT_REQUEST_TIMEOUT,
 	OPT_WEB_CONFIG,
+	OPT_COLLECTOR_CGROUP,
+	OPT_CGROUP_TOP,
 };
 
 static const struct argp_option exporter_options[] = {
@@ -108,6 +113,13 @@ static const struct argp_option exporter_options[] = {
 	{ "top-files", OPT_TOP_FILES, "N", 0,
 	  "Also export the N files with the most submitted bytes (0 to 100, default "
 	  "0: no per-file series)", 0 },
+	{ "collector.cgroup", OPT_COLLECTOR_CGROUP, NULL, 0,
+	  "Also export the figures per writer cgroup v2 (with its systemd unit, "
+	  "container and pod): the top N by submitted bytes and one series for the "
+	  "rest (\"other\")", 0 },
+	{ "collector.cgroup.top", OPT_CGROUP_TOP, "N", 0,
+	  "With --collector.cgroup: N cgroups get series of their own (1 to 100, "
+	  "default 20)", 0 },
 	{ "log-level", OPT_LOG_LEVEL, "LEVEL", 0,
 	  "error, warn, info (default) or debug (one line per scrape)", 0 },
 	{},
@@ -194,6 +206,15 @@ static error_t exporter_parse(int key, char *arg, struct argp_state *state)
 				   EXPORTER_MAX_TOP_FILES, arg);
 		a->top_files = v;
 		break;
+	case OPT_COLLECTOR_CGROUP:
+		a->so.cgroup_sums = true;
+		break;
+	case OPT_CGROUP_TOP:
+		if (parse_u64(arg, 1, EXPORTER_MAX_CGROUP_TOP, &v))
+			argp_error(state, "--collector.cgroup.top wants 1 to %d, got '%s'",
+				   EXPORTER_MAX_CGROUP_TOP, arg);
+		a->cgroup_top = v;
+		break;
 	case OPT_MAX_CONNS:
 	case OPT_MAX_PER_ADDR:
 		if (parse_u64(arg, 1, 4096, &v))
@@ -269,9 +290,10 @@ static void file_path(void *data, const struct file_key *key, char *buf, size_t 
  */
 static int refresh_body(struct exporter *x)
 {
+	struct cgroup_entry *cgroups = NULL;
 	uint64_t now = mono_ns();
 	struct snapshot snap;
-	int ret;
+	int ret, ncg = 0;
 
 	if (x->body_ns && now - x->body_ns < x->a->cache_seconds * 1e9)
 		return 0;
@@ -279,11 +301,17 @@ static int refresh_body(struct exporter *x)
 	x->pc.scrapes = x->scrapes;
 	x->pc.scrape_errors = x->errors;
 	engine_flush(&x->s->engine, ENGINE_FLUSH_IDLE_NS);
-	ret = engine_snapshot(&x->s->engine, &snap);
+	/* the cgroups first: the totals read after them hold all they do */
+	ret = engine_cgroup_sums(&x->s->engine, &cgroups, &ncg);
+	if (!ret)
+		ret = engine_snapshot(&x->s->engine, &snap);
 	if (ret) {
 		log_msg(LOG_LVL_WARN, "reading the BPF maps failed: %s", strerror(-ret));
+		free(cgroups);
 		return ret;
 	}
+	x->pc.cgroups = cgroups;
+	x->pc.ncgroups = ncg;
 	textbuf_reset(&x->body);
 	progstats_render(&x->s->engine, &x->body);
 	if (!prom_render(&x->body, &snap, &x->pc)) {
@@ -292,6 +320,8 @@ static int refresh_body(struct exporter *x)
 		ret = -ENOMEM;
 	}
 	snapshot_free(&snap);
+	free(cgroups);
+	x->pc.cgroups = NULL;
 	x->body_ns = ret ? 0 : now;
 	log_msg(LOG_LVL_DEBUG, "read the maps: %zu bytes in %.3f ms", x->body.len,
 		(mono_ns() - now) / 1e6);
@@ -337,6 +367,7 @@ static void fill_prom_ctx(struct exporter *x)
 		.top_files = x->a->top_files,
 		.file_path = x->a->top_files ? file_path : NULL,
 		.file_path_data = &x->s->engine,
+		.cgroup_top = x->a->so.cgroup_sums ? (int)x->a->cgroup_top : 0,
 	};
 }
 
@@ -484,6 +515,7 @@ static struct exporter_args exporter_args = {
 	.so.mode = MODE_AUTO,
 	.listen = EXPORTER_DEFAULT_LISTEN,
 	.cache_seconds = 0.5,
+	.cgroup_top = EXPORTER_CGROUP_TOP,
 	.so.accounting = ACCOUNTING_ALWAYS_ON,	/* kept attached for days */
 	.fd = -1,
 	.limits = {

@@ -37,6 +37,7 @@ static void set_rodata(struct iomapdirty_bpf *skel, const struct plan *p,
 	ro->target_cgroup = o->cgroup_id;
 	ro->target_cgroup_level = o->cgroup_level;
 	ro->count_others = o->count_others;
+	ro->per_cgroup_sums = o->cgroup_sums;
 	if (o->comm) {
 		ro->filter_comm = true;
 		strncpy((char *)ro->target_comm, o->comm, sizeof(ro->target_comm) - 1);
@@ -309,6 +310,8 @@ int engine_open(struct engine *e, const struct plan *p,
 	size_page_records(e->skel, max_pages);
 	bpf_map__set_max_entries(e->skel->maps.pending_phys,
 				 o->verify ? max_pages : 1);
+	/* preallocated (LRU): no memory for what is off */
+	bpf_map__set_max_entries(e->skel->maps.cgroup_sums, o->cgroup_sums ? CGROUP_SUMS_MAX : 1);
 	/*
 	 * Before select_programs(): retargeting a program makes libbpf 1.1
 	 * load vmlinux's BTF into the object, which only a load frees (a

@@ -26,6 +26,7 @@ struct engine_opts {
 	uint64_t cgroup_id;	/* run: CMD's cgroup v2 id, 0 for every cgroup */
 	uint32_t cgroup_level;	/* its depth under the v2 root */
 	bool count_others;	/* run: sum the other cgroups' writes apart */
+	bool cgroup_sums;	/* exporter --collector.cgroup: sums per writer cgroup */
 };
 
 struct engine {
@@ -44,7 +45,7 @@ struct engine {
 		uint32_t cap;
 	} batch;
 	/* evictions from the LRU file maps so far (engine_read.c) */
-	uint64_t files_evicted, paths_evicted;
+	uint64_t files_evicted, paths_evicted, cgroups_evicted;
 };
 
 /* CLOCK_MONOTONIC in ns: when the engine attached, and each snapshot. */
@@ -123,6 +124,15 @@ struct writer_info {
 };
 /* false if no writer of the file is known */
 bool engine_file_writer(struct engine *e, const struct file_key *key, struct writer_info *wi);
+
+/*
+ * The sums per writer cgroup (engine_opts.cgroup_sums, bpf/cgroup_sums.bpf.h):
+ * id 0 holds the files with no writer known. Read them before the
+ * snapshot they go with: a fold adds to the filesystem first, so that
+ * snapshot's totals hold all that the cgroups read here hold.
+ */
+/* *out (free() it) and *n; 0 or -errno. Nothing (0, NULL) when off. */
+int engine_cgroup_sums(struct engine *e, struct cgroup_entry **out, int *n);
 
 /* run: what processes outside CMD's cgroup wrote, summed over its files. */
 struct other_total {

@@ -279,6 +279,13 @@ static void count_evictions(struct engine *e, struct snapshot *s)
 {
 	uint64_t live_paths = map_live_entries(bpf_map__fd(e->skel->maps.paths));
 	uint64_t made = s->counters[CNT_FILE_ENTRIES], made_paths = s->counters[CNT_PATH_ENTRIES];
+	uint64_t made_cg = s->counters[CNT_CGROUP_ENTRIES], live_cg = 0;
+
+	if (made_cg)
+		live_cg = map_live_entries(bpf_map__fd(e->skel->maps.cgroup_sums));
+	if (made_cg > live_cg && made_cg - live_cg > e->cgroups_evicted)
+		e->cgroups_evicted = made_cg - live_cg;
+	s->counters[CNT_CGROUPS_EVICTED] = e->cgroups_evicted;
 
 	if (made > (uint64_t)s->nfiles && made - s->nfiles > e->files_evicted)
 		e->files_evicted = made - s->nfiles;
@@ -513,6 +520,23 @@ bool engine_file_writer(struct engine *e, const struct file_key *key, struct wri
 	memcpy(wi->comm, fw.comm, sizeof(fw.comm));
 	wi->several = fw.several;
 	return true;
+}
+
+int engine_cgroup_sums(struct engine *e, struct cgroup_entry **out, int *n)
+{
+	void *arr = NULL;
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	if (!e->opts.cgroup_sums)
+		return 0;
+	ret = read_stats_map(e, e->skel->maps.cgroup_sums, sizeof(uint64_t),
+			     sizeof(struct cgroup_entry), &arr, n);
+	if (ret)
+		return ret;
+	*out = arr;
+	return 0;
 }
 
 void engine_other_writes(struct engine *e, struct other_total *t)

@@ -125,7 +125,7 @@ size_t prom_escape_label(const char *str, char *buf, size_t len)
 }
 
 /* Appends label="value", escaped, with a comma before it unless first. */
-static void label(struct textbuf *tb, bool first, const char *name, const char *value)
+void prom_label(struct textbuf *tb, bool first, const char *name, const char *value)
 {
 	char small[512], *esc = small;
 	size_t n = prom_escape_label(value, small, sizeof(small));
@@ -145,8 +145,7 @@ static void label(struct textbuf *tb, bool first, const char *name, const char *
 
 /* ------------------------------------------------------------ families */
 
-static void family(struct textbuf *tb, const char *name, const char *type,
-		   const char *help)
+void prom_family(struct textbuf *tb, const char *name, const char *type, const char *help)
 {
 	textbuf_printf(tb, "# HELP " NS "%s %s\n# TYPE " NS "%s %s\n",
 		       name, help, name, type);
@@ -220,9 +219,9 @@ static char **fs_labels(const struct snapshot *s, const struct prom_ctx *c)
 		(c->fs_lookup ? c->fs_lookup : fsinfo_lookup_dev)(s->fs[i].dev, &fi);
 		kdev_name(s->fs[i].dev, dev, sizeof(dev));
 		textbuf_init(&tb, 4096);
-		label(&tb, true, "dev", dev);
-		label(&tb, false, "mountpoint", fi.mount);
-		label(&tb, false, "fstype", fi.fstype);
+		prom_label(&tb, true, "dev", dev);
+		prom_label(&tb, false, "mountpoint", fi.mount);
+		prom_label(&tb, false, "fstype", fi.fstype);
 		labels[i] = tb.failed ? NULL : tb.buf;
 		if (!labels[i]) {
 			textbuf_free(&tb);
@@ -243,7 +242,7 @@ static void render_fs(struct textbuf *tb, const struct snapshot *s,
 		if (!wa_field_measured(fm, c->plan))
 			continue;
 		snprintf(name, sizeof(name), "%s%s", fm->name, counter ? "_total" : "");
-		family(tb, name, counter ? "counter" : "gauge",
+		prom_family(tb, name, counter ? "counter" : "gauge",
 		       field_help[m] ? field_help[m] : fm->unit);
 		for (int i = 0; i < s->nfs; i++)
 			textbuf_printf(tb, NS "%s{%s} %" PRIu64 "\n", name, labels[i],
@@ -332,7 +331,7 @@ static void render_hists(struct textbuf *tb, const struct snapshot *s, const str
 		if (!hist_measured(h, p))
 			continue;	/* absent, not every folio in the 0 bucket */
 		hist_metric_name(h, name, sizeof(name));
-		family(tb, name, "histogram", hist_help[h]);
+		prom_family(tb, name, "histogram", hist_help[h]);
 		for (unsigned int k = 0; k < HIST_BUCKETS; k++) {
 			cum += s->hists[h][k];
 			if (bucket_le(h, k, le, sizeof(le)))
@@ -345,7 +344,7 @@ static void render_hists(struct textbuf *tb, const struct snapshot *s, const str
 	}
 	if (!hist_measured(HIST_AMPLIFICATION, p))
 		return;
-	family(tb, "folio_amplification_below_one_total", "counter",
+	prom_family(tb, "folio_amplification_below_one_total", "counter",
 	       "Folios that submitted fewer blocks than were dirty (amplification bucket [0, 1))");
 	textbuf_printf(tb, NS "folio_amplification_below_one_total %" PRIu64 "\n",
 		       s->hists[HIST_AMPLIFICATION][0]);
@@ -355,13 +354,13 @@ static void render_hists(struct textbuf *tb, const struct snapshot *s, const str
 
 static void render_counters(struct textbuf *tb, const struct snapshot *s)
 {
-	family(tb, "lost_total", "counter",
+	prom_family(tb, "lost_total", "counter",
 	       "Events lost or not attributable, by reason (full maps, oversized writes or "
 	       "folios, unreadable kernel memory); any increase makes the counts incomplete");
 	for (int i = CNT_LOSS_FIRST; i < NR_COUNTERS; i++)
 		textbuf_printf(tb, NS "lost_total{reason=\"%s\"} %" PRIu64 "\n",
 			       counter_names[i], s->counters[i]);
-	family(tb, "events_total", "counter",
+	prom_family(tb, "events_total", "counter",
 	       "Hook events and bookkeeping of the BPF programs, by kind");
 	for (int i = 0; i < CNT_LOSS_FIRST; i++)
 		textbuf_printf(tb, NS "events_total{event=\"%s\"} %" PRIu64 "\n",
@@ -373,49 +372,49 @@ static void render_info(struct textbuf *tb, const struct prom_ctx *c)
 	const struct plan *p = c->plan;
 	char fam[2] = { p->family, 0 };
 
-	family(tb, "build_info", "gauge", "Versions this exporter was built with; always 1");
+	prom_family(tb, "build_info", "gauge", "Versions this exporter was built with; always 1");
 	textbuf_printf(tb, NS "build_info{");
-	label(tb, true, "version", c->version ? c->version : "");
-	label(tb, false, "libbpf", c->libbpf_version ? c->libbpf_version : "");
-	label(tb, false, "libmicrohttpd", c->httpd_version ? c->httpd_version : "");
+	prom_label(tb, true, "version", c->version ? c->version : "");
+	prom_label(tb, false, "libbpf", c->libbpf_version ? c->libbpf_version : "");
+	prom_label(tb, false, "libmicrohttpd", c->httpd_version ? c->httpd_version : "");
 	textbuf_printf(tb, "} 1\n");
 
-	family(tb, "info", "gauge", "Kernel family, accounting level and dirty bitmap in use; always 1");
+	prom_family(tb, "info", "gauge", "Kernel family, accounting level and dirty bitmap in use; always 1");
 	textbuf_printf(tb, NS "info{");
-	label(tb, true, "kernel_family", fam);
-	label(tb, false, "kernel_family_description", p->family_desc ? p->family_desc : "");
-	label(tb, false, "kernel_release", c->kernel_release ? c->kernel_release : "");
-	label(tb, false, "accounting_level", accounting_level_names[p->accounting]);
-	label(tb, false, "dirty_bitmap", plan_bitmap_name(p));
+	prom_label(tb, true, "kernel_family", fam);
+	prom_label(tb, false, "kernel_family_description", p->family_desc ? p->family_desc : "");
+	prom_label(tb, false, "kernel_release", c->kernel_release ? c->kernel_release : "");
+	prom_label(tb, false, "accounting_level", accounting_level_names[p->accounting]);
+	prom_label(tb, false, "dirty_bitmap", plan_bitmap_name(p));
 	textbuf_printf(tb, "} 1\n");
 
-	family(tb, "per_block_dirty_tracking", "gauge",
+	prom_family(tb, "per_block_dirty_tracking", "gauge",
 	       "1 if the kernel tracks dirty state per block (writeback can send only dirty "
 	       "blocks), 0 if it sends whole folios");
 	textbuf_printf(tb, NS "per_block_dirty_tracking %d\n", p->bitmap != BITMAP_NONE);
 
-	family(tb, "attach_info", "gauge", "The attach plan: mechanism and kernel target per hook; always 1");
+	prom_family(tb, "attach_info", "gauge", "The attach plan: mechanism and kernel target per hook; always 1");
 	for (int i = 0; i < NR_HOOKS; i++) {
 		const struct hook_plan *h = &p->hooks[i];
 
 		if (!h->chosen || (i == HOOK_BIO && !c->block_layer))
 			continue;	/* block_bio: attached for verify only */
 		textbuf_printf(tb, NS "attach_info{");
-		label(tb, true, "hook", hook_names[i]);
-		label(tb, false, "mechanism", plan_mech_detail(h));
-		label(tb, false, "target", h->target);
+		prom_label(tb, true, "hook", hook_names[i]);
+		prom_label(tb, false, "mechanism", plan_mech_detail(h));
+		prom_label(tb, false, "target", h->target);
 		textbuf_printf(tb, "} 1\n");
 	}
 	if (p->accounting == ACCOUNTING_FULL) {	/* always-on keeps none */
-		family(tb, "page_records_max", "gauge",
+		prom_family(tb, "page_records_max", "gauge",
 		       "Page records the kernel side may keep (--max-pages)");
 		textbuf_printf(tb, NS "page_records_max %u\n", c->max_pages);
 	}
-	family(tb, "attach_time_seconds", "gauge", "When the programs were attached, seconds since the epoch");
+	prom_family(tb, "attach_time_seconds", "gauge", "When the programs were attached, seconds since the epoch");
 	textbuf_printf(tb, NS "attach_time_seconds %.3f\n", c->attach_unix_seconds);
-	family(tb, "exporter_scrapes_total", "counter", "/metrics responses, this one included");
+	prom_family(tb, "exporter_scrapes_total", "counter", "/metrics responses, this one included");
 	textbuf_printf(tb, NS "exporter_scrapes_total %" PRIu64 "\n", c->scrapes);
-	family(tb, "exporter_scrape_errors_total", "counter",
+	prom_family(tb, "exporter_scrape_errors_total", "counter",
 	       "/metrics requests answered with an error (reading the BPF maps failed)");
 	textbuf_printf(tb, NS "exporter_scrape_errors_total %" PRIu64 "\n", c->scrape_errors);
 }
@@ -464,15 +463,15 @@ static void render_top_files(struct textbuf *tb, const struct snapshot *s,
 		if (c->file_path)
 			c->file_path(c->file_path_data, k, path, sizeof(path));
 		textbuf_init(&lt, 8192);
-		label(&lt, true, "dev", dev);
-		label(&lt, false, "ino", ino);
-		label(&lt, false, "path", path);
+		prom_label(&lt, true, "dev", dev);
+		prom_label(&lt, false, "ino", ino);
+		prom_label(&lt, false, "path", path);
 		labels[i] = lt.buf;
 		if (lt.failed)
 			goto out;
 	}
 #define FILE_FAMILY(name, field)						\
-	family(tb, name, "counter", "Top files by submitted, then application bytes in " \
+	prom_family(tb, name, "counter", "Top files by submitted, then application bytes in " \
 	       "the last 60-120 s, then newest (--top-files), since the file's entry was " \
 	       "made: " #field);						\
 	for (int i = 0; i < n; i++)						\
@@ -480,7 +479,7 @@ static void render_top_files(struct textbuf *tb, const struct snapshot *s,
 			       (unsigned long long)s->files[idx[i]].s.field);
 	PROM_FILE_COUNTERS(FILE_FAMILY)
 #undef FILE_FAMILY
-	family(tb, "file_partial", "gauge", "1: the file was evicted from the per-file map and "
+	prom_family(tb, "file_partial", "gauge", "1: the file was evicted from the per-file map and "
 	       "seen again, its counters start then (its filesystem's totals have all of it)");
 	for (int i = 0; i < n; i++)
 		textbuf_printf(tb, NS "file_partial{%s} %d\n", labels[i],
@@ -505,11 +504,12 @@ bool prom_render(struct textbuf *tb, const struct snapshot *s, const struct prom
 	render_hists(tb, s, c->plan);
 	render_counters(tb, s);
 	render_top_files(tb, s, c);
+	prom_render_cgroups(tb, s, c);
 	for (int i = 0; i < s->nfs; i++)
 		free(labels[i]);
 	free(labels);
 	/* last, so that it covers reading the maps and everything above */
-	family(tb, "scrape_duration_seconds", "gauge",
+	prom_family(tb, "scrape_duration_seconds", "gauge",
 	       "Time this response took: flushing and reading the BPF maps, rendering");
 	textbuf_printf(tb, NS "scrape_duration_seconds %.6f\n",
 		       c->scrape_start_ns ? (mono_ns() - c->scrape_start_ns) / 1e9 : 0.0);

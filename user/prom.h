@@ -49,6 +49,15 @@ struct prom_ctx {
 	/* a file's path for the top-N view; NULL: "[ino N]" */
 	void (*file_path)(void *data, const struct file_key *key, char *buf, size_t len);
 	void *file_path_data;
+	/*
+	 * --collector.cgroup: the writer cgroups' sums, read before s, and
+	 * how many get series of their own (0: no per-cgroup series)
+	 */
+	const struct cgroup_entry *cgroups;
+	int ncgroups;
+	int cgroup_top;
+	/* a cgroup's path under the v2 root; NULL: cgroup_path_of() */
+	bool (*cgroup_path)(uint64_t id, char *buf, size_t len);
 };
 
 /* Renders s (cumulative since attach); false if the buffer failed. */
@@ -62,5 +71,11 @@ bool prom_render(struct textbuf *tb, const struct snapshot *s, const struct prom
  * them visible and the output valid UTF-8. Returns the length needed.
  */
 size_t prom_escape_label(const char *s, char *buf, size_t len);
+
+/* For the renderers of prom*.c: label="value" escaped, and a family's HELP and TYPE. */
+void prom_label(struct textbuf *tb, bool first, const char *name, const char *value);
+void prom_family(struct textbuf *tb, const char *name, const char *type, const char *help);
+/* The per-cgroup families (prom_cgroups.c). */
+void prom_render_cgroups(struct textbuf *tb, const struct snapshot *s, const struct prom_ctx *c);
 
 #endif

@@ -177,7 +177,7 @@ int session_start(struct session *s, const struct session_opts *o)
 		.simulate_clean_every = o->simulate_clean_every,
 		.simulate_unseen_bios = o->simulate_unseen_bios,
 		.cgroup_id = o->cgroup_id, .cgroup_level = o->cgroup_level,
-		.count_others = o->count_others,
+		.count_others = o->count_others, .cgroup_sums = o->cgroup_sums,
 	};
 	char err[512];
 	int ret;

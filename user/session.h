@@ -31,6 +31,7 @@ struct session_opts {
 	uint64_t cgroup_id;	/* run: only this cgroup v2's writes (user/cgroup.h) */
 	uint32_t cgroup_level;
 	bool count_others;	/* run: what other cgroups write, apart */
+	bool cgroup_sums;	/* exporter --collector.cgroup */
 };
 
 struct session {

@@ -28,6 +28,12 @@ struct unwatched_entry {
 };
 #define UNWATCHED_MAX	256	/* = the BPF map's entries */
 
+/* A writer cgroup's sums (engine_cgroup_sums), id 0: no writer known. */
+struct cgroup_entry {
+	uint64_t id;
+	struct wa_stats s;
+};
+
 struct snapshot {
 	uint64_t counters[NR_COUNTERS];
 	uint64_t hists[NR_HISTS][HIST_BUCKETS];

@@ -268,6 +268,76 @@ static void top_files_window(void)
 	prom_files_reset();
 }
 
+#define CTR_ID "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+static bool fake_cgroup_path(uint64_t id, char *buf, size_t len)
+{
+	if (id != 5)
+		return false;	/* 6: removed since */
+	snprintf(buf, len, "/system.slice/docker-" CTR_ID ".scope");
+	return true;
+}
+
+/*
+ * --collector.cgroup: cgroups 5, 6 and 0 (no writer known) submitted 3000,
+ * 500 and 100 bytes; with a bound of 2, 5 and 6 get series, the rest of
+ * the filesystem's totals (which also hold what no cgroup record has) is
+ * "other": app 1000 - 600 - 300, submitted 4000 - 3000 - 500.
+ */
+static void per_cgroup_series(void)
+{
+	struct fs_entry fs = { .dev = (7u << 20) | 3,
+			       .s = { .app_bytes = 1000, .submitted_bytes = 4000 } };
+	/* always-on without a bitmap: which blocks were dirty is unknown */
+	struct plan plan = { .family = 'd', .family_desc = "test", .bitmap = BITMAP_NONE,
+			     .accounting = ACCOUNTING_ALWAYS_ON };
+	struct cgroup_entry cg[3] = {
+		{ .id = 0, .s = { .app_bytes = 50, .submitted_bytes = 100 } },
+		{ .id = 6, .s = { .app_bytes = 300, .submitted_bytes = 500 } },
+		{ .id = 5, .s = { .app_bytes = 600, .submitted_bytes = 3000 } },
+	};
+	struct snapshot s = { .fs = &fs, .nfs = 1 };
+	struct prom_ctx c = { .plan = &plan, .fs_lookup = fake_fs, .cgroups = cg, .ncgroups = 3,
+			      .cgroup_top = 2, .cgroup_path = fake_cgroup_path };
+	struct textbuf tb;
+
+	textbuf_init(&tb, 1 << 20);
+	CHECK(prom_render(&tb, &s, &c), "prom.cgroup.render");
+	CHECK(has_line(tb.buf, "iomapdirty_cgroup_submitted_bytes_total{cgroup=\"/system.slice/"
+		       "docker-" CTR_ID ".scope\",cgroup_id=\"5\",unit=\"docker-" CTR_ID
+		       ".scope\",container=\"" CTR_ID "\",pod_uid=\"\"} 3000"),
+	      "prom.cgroup.first_with_names");
+	CHECK(has_line(tb.buf, "iomapdirty_cgroup_app_bytes_total{cgroup=\"\",cgroup_id=\"6\","
+		       "unit=\"\",container=\"\",pod_uid=\"\"} 300"),
+	      "prom.cgroup.removed_cgroup_by_id");
+	CHECK(has_line(tb.buf, "iomapdirty_cgroup_app_bytes_total{cgroup=\"other\",cgroup_id=\"\","
+		       "unit=\"\",container=\"\",pod_uid=\"\"} 100"),
+	      "prom.cgroup.other_is_totals_minus_shown");
+	CHECK(has_line(tb.buf, "iomapdirty_cgroup_submitted_bytes_total{cgroup=\"other\","
+		       "cgroup_id=\"\",unit=\"\",container=\"\",pod_uid=\"\"} 500"),
+	      "prom.cgroup.other_submitted");
+	CHECK(strstr(tb.buf, "cgroup=\"unknown\"") == NULL, "prom.cgroup.bounded_to_n");
+	CHECK(has_line(tb.buf, "iomapdirty_cgroups_folded 1"), "prom.cgroup.folded_counted");
+	CHECK(strstr(tb.buf, "iomapdirty_cgroup_dirty_blocks_total") == NULL,
+	      "prom.cgroup.unmeasured_absent");
+	textbuf_free(&tb);
+	/* a bound over the cgroups: every one shown, id 0 as "unknown" */
+	c.cgroup_top = 5;
+	textbuf_init(&tb, 1 << 20);
+	CHECK(prom_render(&tb, &s, &c), "prom.cgroup.render_all");
+	CHECK(has_line(tb.buf, "iomapdirty_cgroup_app_bytes_total{cgroup=\"unknown\",cgroup_id=\"\","
+		       "unit=\"\",container=\"\",pod_uid=\"\"} 50"),
+	      "prom.cgroup.no_writer_known");
+	CHECK(has_line(tb.buf, "iomapdirty_cgroups_folded 0"), "prom.cgroup.none_folded");
+	textbuf_free(&tb);
+	/* off: no family at all */
+	c.cgroup_top = 0;
+	textbuf_init(&tb, 1 << 20);
+	CHECK(prom_render(&tb, &s, &c), "prom.cgroup.render_off");
+	CHECK(strstr(tb.buf, "iomapdirty_cgroup") == NULL, "prom.cgroup.off_no_series");
+	textbuf_free(&tb);
+}
+
 int main(void)
 {
 	check_escape("/mnt/data", "/mnt/data", "plain");
@@ -288,5 +358,6 @@ int main(void)
 	every_field_exported();
 	always_on_level();
 	top_files_window();
+	per_cgroup_series();
 	UNIT_EXIT();
 }
