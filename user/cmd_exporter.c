@@ -468,12 +468,14 @@ static int start_web_child(struct exporter_args *a)
 	};
 	struct passwd *pw = getpwnam(EXPORTER_WEB_USER);
 	char err[256];
+	int ret;
 
 	a->web_uid = pw ? pw->pw_uid : 65534;
 	a->web_gid = pw ? pw->pw_gid : 65534;
-	if (privsep_start(&a->ps, &ho, a->web_uid, a->web_gid, err, sizeof(err))) {
+	ret = privsep_start(&a->ps, &ho, a->web_uid, a->web_gid, err, sizeof(err));
+	if (ret) {
 		log_msg(LOG_LVL_ERROR, "cannot start the HTTP server's process: %s", err);
-		return EXIT_RUNTIME;
+		return ret == -EPERM ? EXIT_PRIVILEGE : EXIT_RUNTIME;
 	}
 	a->fd = -1;	/* the child's now */
 	web_child = &a->ps;

@@ -22,6 +22,7 @@
 
 #define IPC_REQUEST	0x51444d49u	/* "IMDQ" */
 #define IPC_REPLY	0x52444d49u	/* "IMDR" */
+#define IPC_HELLO	0x48444d49u	/* "IMDH": the child dropped and serves */
 #define IPC_TIMEOUT_MS	10000		/* a stuck peer is a broken one */
 
 struct ipc_reply {
@@ -100,8 +101,8 @@ static int drop_privileges(uid_t uid, gid_t gid, char *err, size_t len)
 {
 	if (geteuid() == 0 &&
 	    (setgroups(0, NULL) || setresgid(gid, gid, gid) || setresuid(uid, uid, uid))) {
-		snprintf(err, len, "cannot switch to uid %u gid %u: %s", (unsigned int)uid,
-			 (unsigned int)gid, strerror(errno));
+		snprintf(err, len, "cannot switch to uid %u gid %u: %s (needs CAP_SETUID "
+			 "and CAP_SETGID)", (unsigned int)uid, (unsigned int)gid, strerror(errno));
 		return -errno;
 	}
 	if (caps_drop_except(0, err, len))
@@ -145,6 +146,7 @@ child_main(struct child *c, const struct http_opts *o, uid_t uid, gid_t gid, pid
 {
 	struct http_opts co = *o;
 	struct http_server *h;
+	uint32_t hello = IPC_HELLO;
 	char err[256];
 	int status;
 
@@ -163,6 +165,11 @@ child_main(struct child *c, const struct http_opts *o, uid_t uid, gid_t gid, pid
 		log_msg(LOG_LVL_ERROR, "cannot start the HTTP server: %s", err);
 		_exit(EXIT_RUNTIME);
 	}
+	/* under the lock: a scrape may already be asking */
+	pthread_mutex_lock(&c->lock);
+	if (xfer(c->ipc, &hello, sizeof(hello), true))
+		_exit(EXIT_RUNTIME);	/* the parent is gone */
+	pthread_mutex_unlock(&c->lock);
 	child_loop(c, h);
 	status = c->broken ? EXIT_RUNTIME : EXIT_OK;
 	if (c->broken)
@@ -172,6 +179,30 @@ child_main(struct child *c, const struct http_opts *o, uid_t uid, gid_t gid, pid
 }
 
 /* ------------------------------------------------------------ the parent */
+
+/*
+ * The child's word that it dropped its privileges and serves: until then
+ * nothing is attached, so a child that cannot switch users (no CAP_SETUID
+ * in a container) stops the exporter before attach with its own exit
+ * status, never after a "ready" that nothing serves.
+ */
+static int await_hello(struct privsep *ps, char *err, size_t len)
+{
+	uint32_t hello = 0;
+	int status = 0;
+
+	if (!xfer(ps->ipc, &hello, sizeof(hello), false) && hello == IPC_HELLO)
+		return 0;
+	kill(ps->child, SIGKILL);	/* gone already, or stuck: either way */
+	if (waitpid(ps->child, &status, 0) < 0)
+		status = 0;
+	ps->child = 0;
+	close(ps->ipc);
+	close(ps->ready);
+	status = WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_RUNTIME;
+	snprintf(err, len, "it ended before serving (exit %d)", status);
+	return status == EXIT_PRIVILEGE ? -EPERM : -EPIPE;
+}
 
 int privsep_start(struct privsep *ps, const struct http_opts *o, uid_t uid, gid_t gid,
 		  char *err, size_t len)
@@ -209,7 +240,7 @@ int privsep_start(struct privsep *ps, const struct http_opts *o, uid_t uid, gid_
 	close(o->listen_fd);	/* the child's to serve */
 	ps->ipc = sv[0];
 	ps->ready = pp[1];
-	return 0;
+	return await_hello(ps, err, len);
 }
 
 void privsep_ready(struct privsep *ps)

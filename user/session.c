@@ -76,6 +76,46 @@ int session_check_privileges(char *err, size_t len)
 	return -EPERM;
 }
 
+/* /proc/self/status's "Seccomp:" mode: 2 is a filter; -1 unknown. */
+static int seccomp_mode(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[128];
+	int mode = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Seccomp: %d", &mode) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return mode;
+}
+
+/*
+ * bpf(2) itself refused before any program: a container runtime's
+ * default seccomp profile answers EPERM for bpf without CAP_SYS_ADMIN
+ * (podman's, Docker's), a profile that does not list it ENOSYS. The
+ * kernel answers an unknown command with EINVAL, so under a filter an
+ * EPERM or ENOSYS here is the filter's: said so, not a bare "loading
+ * failed: Operation not permitted" later.
+ */
+static int check_bpf_syscall(char *err, size_t len)
+{
+	int e;
+
+	if (syscall(SYS_bpf, 0x7fffffff /* no such command */, NULL, 0) >= 0)
+		return 0;
+	e = errno;
+	if ((e != EPERM && e != ENOSYS) || seccomp_mode() != 2)
+		return 0;
+	snprintf(err, len, "the bpf(2) system call is refused (%s) by this process's "
+		 "seccomp filter (Seccomp: 2 in /proc/self/status): a container runtime's "
+		 "default profile allows bpf only with CAP_SYS_ADMIN; run the container "
+		 "with the profile deploy/seccomp/iomapdirty.json (docs/fleet.md)",
+		 strerror(e));
+	return -EPERM;
+}
+
 static void print_plan_line(const struct plan *p)
 {
 	fprintf(stderr, "iomapdirty: kernel family %c (%s)\n", p->family, p->family_desc);
@@ -184,7 +224,8 @@ int session_start(struct session *s, const struct session_opts *o)
 
 	memset(s, 0, sizeof(*s));
 	s->lock_fd = -1;
-	if (session_check_privileges(err, sizeof(err))) {
+	if (session_check_privileges(err, sizeof(err)) ||
+	    check_bpf_syscall(err, sizeof(err))) {
 		fprintf(stderr, "iomapdirty: %s\n", err);
 		return EXIT_PRIVILEGE;
 	}

@@ -92,6 +92,19 @@ else
 	kill "$TOOL_PID" 2>/dev/null
 fi
 
+# Without CAP_SETUID and CAP_SETGID (a container given CAP_BPF and
+# CAP_PERFMON only) the HTTP process cannot switch to nobody: exit 4
+# before anything is attached (no plan line), the two named, no "ready"
+# that nothing would serve. Before: ready, then exit 6 at the first poll.
+port=$((20000 + RANDOM % 20000))
+timeout -s KILL 30 setpriv --bounding-set -setuid,-setgid "$IOMAPDIRTY" exporter --shared \
+	--mount "$mnt" --listen "127.0.0.1:$port" >"$work/nosetuid.out" 2>"$work/nosetuid.err"
+check caps.exporter_without_setuid_exit 4 "$?"
+check_match caps.exporter_without_setuid_says 'cannot switch to uid.*CAP_SETUID and CAP_SETGID' \
+	"$(cat "$work/nosetuid.err")"
+check caps.exporter_without_setuid_not_attached "" \
+	"$(grep -E 'kernel family|ready' "$work/nosetuid.err")"
+
 # run (no ready line: CMD starting is the sign): this process reduced, CMD
 # with everything this shell has. start_run OUT ARGS...: sets TOOL_PID,
 # CHILD (CMD's pid, a sleep), or returns 1

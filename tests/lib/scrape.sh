@@ -9,6 +9,8 @@
 scrape_matches_workload() {
 	local name=$1 url=$2 mnt=$3 dev=$4 exp=$5 body='' i want_app
 	want_app=$(jq .app_bytes <<<"$exp")
+	# no figures (the workload missing or failed) would compare empty with empty
+	[[ $want_app =~ ^[1-9][0-9]*$ ]] || fail "$name.workload" "no figures: '${exp:0:100}'"
 	for i in $(seq 40); do
 		body=$(curl -sf --max-time 5 "$url")
 		[[ $(_scrape_value "$body" app_bytes_total "$dev") == "$want_app" &&

@@ -5,14 +5,17 @@
 #    into a fresh Debian root (mmdebstrap minbase, a throwaway copy, chroot)
 #    with its dependencies, reinstalled over itself, purged: no file left;
 #  - the OCI image (scripts/build-image.sh), run by podman (runc) with the
-#    capabilities and mounts docs/fleet.md lists, not privileged: /metrics
-#    scraped from the host equals the workload's figures on a loop XFS and
-#    labels it with the host's mount point;
+#    capabilities, mounts and seccomp profile (deploy/seccomp) docs/fleet.md
+#    lists, not privileged: /metrics scraped from the host equals the
+#    workload's figures on a loop XFS and labels it with the host's mount
+#    point; each capability necessary; the runtime's default profile
+#    refused with a message that names seccomp;
 #  - the DaemonSet's pod template (deploy/kubernetes) run by podman kube
-#    play, scraped the same way.
+#    play, scraped the same way; its hostPath /run/iomapdirty shares the
+#    host's instance lock (a hist on the host exits 7).
 # Cached, keyed on their inputs, under /var/cache/iomapdirty-image: the
-# .deb (hash of the tree's files), the minbase root and the image's
-# library root (apt's candidate versions of their packages).
+# .deb (hash of the files the build reads; the newest 5 kept), the minbase root and
+# the image's library root (apt's candidate versions of their packages).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -27,6 +30,7 @@ cache=/var/cache/iomapdirty-image
 work=$(mktemp -d /tmp/iomapdirty-package.XXXXXX)
 ctr=iomapdirty-pkgtest-$$
 PODMAN=(podman --runtime runc)
+profile=$top/deploy/seccomp/iomapdirty.json
 cleanup() {
 	"${PODMAN[@]}" rm -f -t 2 "$ctr" >/dev/null 2>&1
 	"${PODMAN[@]}" pod rm -f -t 2 "$ctr-pod" >/dev/null 2>&1
@@ -37,14 +41,34 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-for t in dpkg-buildpackage lintian mmdebstrap podman runc jq curl python3; do
+for t in dpkg-buildpackage lintian mmdebstrap podman runc jq curl python3 setpriv; do
 	command -v "$t" >/dev/null || { fail "package.tools" "$t missing (scripts/install-deps.sh)"; cli_finish; exit 1; }
 done
 mkdir -p "$cache"
 
+# tree_files: the tree's files, tracked and new, not ignored (NUL-separated),
+# also in a copy without .git (make mutants): .gitignore read by a
+# throwaway repository whose work tree is the copy
+tree_files() {
+	if git -C "$top" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		(cd "$top" && git ls-files -z --cached --others --exclude-standard)
+	else
+		git init -q "$work/noindex" &&
+			(cd "$top" && GIT_DIR=$work/noindex/.git GIT_WORK_TREE=. \
+				git ls-files -z --others --exclude-standard)
+	fi
+}
+
+# phase NAME: the time since the last phase, on an INFO line
+t_phase=$SECONDS
+phase() { echo "INFO package: $1 took $((SECONDS - t_phase)) s"; t_phase=$SECONDS; }
+
 # --- the package, built in a copy of the tree ---------------------------
-(cd "$top" && git ls-files -z --cached --others --exclude-standard | sort -z |
-	xargs -0 sha256sum) >"$work/tree.sums"
+# keyed on what the build reads: every file but the tests (make all
+# builds one of them, http_serve.c), so a commit of tests alone reuses it
+(cd "$top" && tree_files | sort -z | xargs -0 sha256sum) |
+	awk '$2 !~ /^tests\// || $2 == "tests/exporter/http_serve.c"' >"$work/tree.sums"
+check_match package.tree_listed ' user/session\.c$' "$(cat "$work/tree.sums")"
 key=$(sha256sum <"$work/tree.sums" | cut -c1-16)
 debdir=$cache/deb-$key
 if [[ -n $(compgen -G "$debdir/iomapdirty_*.deb") ]]; then
@@ -53,8 +77,7 @@ if [[ -n $(compgen -G "$debdir/iomapdirty_*.deb") ]]; then
 	pass package.build_writes_only_debian_and_output
 else
 	mkdir -p "$work/src/tree"
-	(cd "$top" && git ls-files -z --cached --others --exclude-standard |
-		tar --null -T - -cf -) | tar -xf - -C "$work/src/tree"
+	(cd "$top" && tree_files | tar --null -T - -cf -) | tar -xf - -C "$work/src/tree"
 	(cd "$work/src/tree" && find . -type f | sort) >"$work/before"
 	(cd "$work/src/tree" && DEB_BUILD_OPTIONS=parallel=2 dpkg-buildpackage -us -uc -b) \
 		>"$work/build.log" 2>&1
@@ -69,6 +92,9 @@ else
 fi
 deb=$(ls "$debdir"/iomapdirty_*.deb 2>/dev/null | head -1)
 [[ -f $deb ]] || { fail package.deb "no .deb"; cli_finish; exit 1; }
+# the newest 5 packages are kept (one per tree, so per commit)
+touch "$debdir"
+ls -dt "$cache"/deb-* | tail -n +6 | xargs -r rm -rf
 lintian --fail-on error,warning "$deb" >"$work/lintian.log" 2>&1
 check package.lintian_clean "0:" "$?:$(grep -E '^[EW]:' "$work/lintian.log" | head -3)"
 depends=$(dpkg-deb -f "$deb" Depends)
@@ -78,6 +104,7 @@ check package.version "$ver" "$(dpkg-deb -f "$deb" Version)"
 check package.conffile /etc/default/iomapdirty "$(dpkg-deb --ctrl-tarfile "$deb" |
 	tar -xOf - ./conffiles)"
 
+phase "the .deb and lintian"
 # --- a fresh Debian root: apt installs it with its dependencies ---------
 mb_key=$( { sed -n '/^# minbase:/,/^# end minbase/p' "$0"; apt-cache policy base-files libc6 apt dpkg |
 	grep -E '^[a-z]|Candidate'; } | sha256sum | cut -c1-16)
@@ -135,12 +162,14 @@ echo "INFO package: new paths after install and purge, outside /usr/lib, docs, a
 	grep -v -e '^./var/lib/apt/lists' -e '^./var/cache/apt' -e '^./var/log' -e '^./usr/lib' \
 	-e '^./usr/share/doc' -e '^./var/lib/dpkg/info' | tr '\n' ' ')"
 
+phase "the fresh root (install, reinstall, purge)"
 # --- the image and the pod: both scraped from the host -----------------
 IMAGE=localhost/iomapdirty-pkgtest:$ver-$$
 "$top/scripts/build-image.sh" "$deb" "$IMAGE" >"$work/image.log" 2>&1
 check package.image_built 0 "$?"
-check_match package.image_small 'MB' "$(podman image inspect -f '{{.Size}}' "$IMAGE" |
-	awk '$1 < 40e6 { print "MB" }')"
+size=$(podman image inspect -f '{{.Size}}' "$IMAGE")
+echo "INFO package: image $IMAGE: $((size / 1000000)) MB ($size bytes)"
+check package.image_under_40MB yes "$( ((size > 0 && size < 40000000)) && echo yes || echo no)"
 check package.image_no_compiler "" "$(podman image mount "$IMAGE" 2>/dev/null |
 	xargs -I{} sh -c 'ls {}/usr/bin/cc {}/usr/bin/clang {}/bin/sh 2>/dev/null'; podman image unmount "$IMAGE" >/dev/null 2>&1)"
 mnt=$(xfsloop_make 1024 512) || { fail package.fixture "no loop XFS"; cli_finish; exit 1; }
@@ -163,22 +192,51 @@ wait_ready() {
 	echo "# $1: $(podman logs "$1" 2>&1 | tail -3)"
 	return 1
 }
-# The set is the least: without either capability the exporter exits 4
-for cap in BPF PERFMON; do
-	timeout -s KILL 60 "${PODMAN[@]}" run --rm --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 \
-		--network host --read-only --cap-drop all --cap-add "$cap" -v /:/host:ro,rslave \
-		"$IMAGE" exporter --path.rootfs /host --listen 127.0.0.1:1 >"$work/cap.log" 2>&1
-	check "package.image_needs_more_than[CAP_$cap]" 4 "$?"
+# seccomp_of CONTAINER: its process's seccomp mode (2: a filter)
+seccomp_of() {
+	awk '/^Seccomp:/ { print $2 }' "/proc/$(podman inspect -f '{{.State.Pid}}' "$1")/status"
+}
+# The profile is the runtime's default with bpf and perf_event_open
+# allowed, rule for rule (scripts/seccomp-profile.sh from this host's)
+check package.seccomp_profile_derived "" "$(diff <("$top/scripts/seccomp-profile.sh" | jq -S .) \
+	<(jq -S . "$profile") | head -3)"
+CAPS=(--cap-drop all --cap-add BPF --cap-add PERFMON --cap-add SETUID --cap-add SETGID)
+# capped_run [PODMAN RUN ARGS...]: the image's exporter in the foreground
+# with the documented mounts, exit status (60 s at most: one that runs is
+# killed, 137); output in cap.log. A free port above 1024: binding below
+# it needs CAP_NET_BIND_SERVICE, a refusal that would end every run with
+# exit 4 whatever else it lacked.
+capped_run() {
+	timeout -s KILL 60 "${PODMAN[@]}" run --rm --ulimit nofile=1024:1024 \
+		--ulimit nproc=1024:1024 --network host --read-only -v /:/host:ro,rslave "$@" \
+		"$IMAGE" exporter --path.rootfs /host --listen "127.0.0.1:$(free_port)" \
+		>"$work/cap.log" 2>&1
+}
+# The runtime's default profile refuses bpf(2) without CAP_SYS_ADMIN: exit 4
+# before anything else, and the message says why
+capped_run "${CAPS[@]}"
+check package.image_default_seccomp_exit 4 "$?"
+check_match package.image_default_seccomp_says \
+	'bpf\(2\) system call is refused .*seccomp filter.*deploy/seccomp/iomapdirty.json' \
+	"$(cat "$work/cap.log")"
+# Each capability necessary: without any one of the four, exit 4 and
+# nothing attached (no "ready")
+for cap in BPF PERFMON SETUID SETGID; do
+	# shellcheck disable=SC2046 # the three other --cap-add options
+	capped_run --security-opt seccomp="$profile" --cap-drop all \
+		$(printf -- '--cap-add %s ' BPF PERFMON SETUID SETGID | sed "s/--cap-add $cap //")
+	check "package.image_needs[CAP_$cap]" "4:" "$?:$(grep -m1 'ready (pid' "$work/cap.log")"
 done
 # The documented run (docs/fleet.md, "2. The image"), with the test's port.
 port=$(free_port)
 "${PODMAN[@]}" run -d --name "$ctr" --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 \
-	--network host --read-only --cap-drop all --cap-add BPF --cap-add PERFMON \
+	--network host --read-only "${CAPS[@]}" --security-opt seccomp="$profile" \
 	-v /:/host:ro,rslave "$IMAGE" \
 	exporter --path.rootfs /host --listen "127.0.0.1:$port" >"$work/run.log" 2>&1
 check package.podman_run 0 "$?"
 wait_ready "$ctr" && pass package.image_ready || fail package.image_ready "not ready"
 check package.image_not_privileged false "$(podman inspect -f '{{.HostConfig.Privileged}}' "$ctr")"
+check package.image_seccomp_filtered 2 "$(seccomp_of "$ctr")"
 exp=$("$WORKLOAD" scatter "$mnt/f" --count 8 --len 100 --stride 20000)
 scrape_matches_workload package.image "http://127.0.0.1:$port/metrics" "$mnt" "$dev" "$exp"
 check package.image_no_container_path "" "$(grep -F 'mountpoint="/host' <<<"$SCRAPE_BODY" | head -1)"
@@ -186,7 +244,11 @@ check package.image_no_container_path "" "$(grep -F 'mountpoint="/host' <<<"$SCR
 check package.image_exit 0 "$(podman inspect -f '{{.State.ExitCode}}' "$ctr")"
 "${PODMAN[@]}" rm -f "$ctr" >/dev/null 2>&1
 
-# The DaemonSet's pod template as a Pod: its image, its args but the port
+# The DaemonSet's pod template as a Pod: its image, its args but the port.
+# Podman 4.3's kube play reads a container's seccomp profile from the
+# annotation Kubernetes had before the field (the same value), and finds
+# localhost/NAME under --seccomp-profile-root (kubelet's
+# /var/lib/kubelet/seccomp, where docs/fleet.md installs it)
 port=$(free_port)
 python3 - "$top/deploy/kubernetes/daemonset.yaml" "$ctr-pod" "$IMAGE" "$port" \
 	>"$work/pod.yaml" <<'PY'
@@ -197,21 +259,43 @@ c = tpl["spec"]["containers"][0]
 c["image"] = sys.argv[3]
 c["args"] = [a.replace("0.0.0.0:19110", "127.0.0.1:" + sys.argv[4]) for a in c["args"]]
 c["ports"] = []
+sp = c["securityContext"]["seccompProfile"]
+ann = {"container.seccomp.security.alpha.kubernetes.io/" + c["name"]:
+       "localhost/" + sp["localhostProfile"]} if sp["type"] == "Localhost" else {}
 pod = {"apiVersion": "v1", "kind": "Pod",
-       "metadata": {"name": sys.argv[2], "labels": tpl["metadata"]["labels"]},
+       "metadata": {"name": sys.argv[2], "labels": tpl["metadata"]["labels"],
+                    "annotations": ann},
        "spec": tpl["spec"]}
 yaml.safe_dump(pod, sys.stdout)
 PY
 printf '[containers]\ndefault_ulimits = ["nofile=1024:1024", "nproc=1024:1024"]\n' >"$work/containers.conf"
-CONTAINERS_CONF=$work/containers.conf "${PODMAN[@]}" kube play "$work/pod.yaml" >"$work/kube.log" 2>&1
+check package.pod_seccomp_localhost "Localhost iomapdirty.json" "$(python3 -c '
+import sys, yaml
+c = yaml.safe_load(open(sys.argv[1]))["spec"]["template"]["spec"]["containers"][0]
+p = c["securityContext"]["seccompProfile"]
+print(p["type"], p.get("localhostProfile"))' "$top/deploy/kubernetes/daemonset.yaml")"
+CONTAINERS_CONF=$work/containers.conf "${PODMAN[@]}" kube play \
+	--seccomp-profile-root "$(dirname "$profile")" "$work/pod.yaml" >"$work/kube.log" 2>&1
 check package.kube_play "0:" "$?:$(grep -i error "$work/kube.log" | head -2)"
 kctr=$ctr-pod-exporter
 wait_ready "$kctr" && pass package.pod_ready || fail package.pod_ready "not ready"
-check package.pod_caps "CAP_BPF,CAP_PERFMON" "$(podman inspect -f '{{join .EffectiveCaps ","}}' "$kctr")"
+check package.pod_caps "CAP_BPF,CAP_PERFMON,CAP_SETGID,CAP_SETUID" \
+	"$(podman inspect -f '{{join .EffectiveCaps ","}}' "$kctr" | tr ',' '\n' | sort | paste -sd,)"
 check package.pod_read_only_root true "$(podman inspect -f '{{.HostConfig.ReadonlyRootfs}}' "$kctr")"
-exp=$("$WORKLOAD" scatter "$mnt/g" --count 6 --len 300 --stride 30000)
+check package.pod_seccomp_filtered 2 "$(seccomp_of "$kctr")"
+check package.pod_path_rootfs "--path.rootfs /host" \
+	"$(tr '\0' ' ' <"/proc/$(podman inspect -f '{{.State.Pid}}' "$kctr")/cmdline" |
+		grep -o -- '--path.rootfs /host')"
+# the hostPath /run/iomapdirty: the pod's exporter holds the host's lock
+timeout -s KILL 20 "$IOMAPDIRTY" hist -i 1 -c 1 --mount "$mnt" >/dev/null 2>"$work/hist.err"
+check package.pod_holds_host_lock 7 "$?"
+# no write across a 4 KiB folio boundary: the exporter's always-on level
+# counts a write call once per write(2), the workload's figure once per
+# folio it copies into (docs/metrics.md)
+exp=$("$WORKLOAD" scatter "$mnt/g" --count 6 --len 300 --stride 32768)
 # the pod's exporter attached after the image's writes: only its own are counted
 scrape_matches_workload package.pod "http://127.0.0.1:$port/metrics" "$mnt" "$dev" "$exp"
 "${PODMAN[@]}" pod stop -t 10 "$ctr-pod" >/dev/null 2>&1
 check package.pod_exit 0 "$(podman inspect -f '{{.State.ExitCode}}' "$kctr")"
+phase "the image and the pod"
 cli_finish
