@@ -24,7 +24,12 @@ spid=$!
 CLI_PIDS+=("$spid")
 for _ in $(seq 300); do grep -q "ready (pid" "$work/err" && break; sleep 0.1; done
 check_match exporter.close.ready "ready \(pid" "$(cat "$work/err")"
-pkill -TERM -P "$spid" -x iomapdirty 2>/dev/null || kill -TERM "$spid"
+# strace's child is the exporter (iomapdirty, or iomapdirty-asan in the
+# sanitized run: no name match). Killing strace instead would detach it and
+# leave the exporter attached: its processes are killed on exit whatever.
+epid=$(pgrep -P "$spid" | head -1)
+CLI_PIDS+=($epid $(pgrep -P "${epid:-0}"))
+if [ -n "$epid" ]; then kill -TERM "$epid"; else kill -TERM "$spid"; fi
 bounded_wait "$spid" 30
 fd=$(grep -oE 'listen\(([0-9]+)' "$work/st" | head -1 | grep -oE '[0-9]+')
 check_match exporter.close.listened '^[0-9]+$' "$fd"

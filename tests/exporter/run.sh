@@ -271,7 +271,7 @@ bad=$(jq -r '.panels[].targets[].expr' "$dash" | sed 's/\$instance/.*/g' | while
 done)
 check exporter.grafana_queries_valid "" "$bad"
 check exporter.grafana_amplification_panel_value 1 "$(promql "$(jq -r \
-	'.panels[] | select(.title | startswith("Folio amplification")) | .targets[0].expr' \
+	'.panels[] | select(.title | startswith("Folio amplification (submitted")) | .targets[0].expr' \
 	"$dash" | sed "s/instance=~\"\\\$instance\"/dev=\"$dev\"/")")"
 check exporter.promql.violations 0 "$(promql "iomapdirty_violation_blocks_total{$sel}")"
 check exporter.promql.no_losses 0 "$(promql 'sum(iomapdirty_lost_total{job="iomapdirty"})')"
