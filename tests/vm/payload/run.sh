@@ -901,7 +901,7 @@ info "payload: iomapdirty end-to-end, variant $V, uptime $(now) s"
 # Those must be refused (exit 3, with the reason), and auto is then run
 # end to end too: it is the only way the guest mixes mechanisms.
 REFUSED_MODES="" AUTO_WRITE_MECH=fentry
-zcat /proc/config.gz | grep -q '^CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS=y' ||
+vm_kconfig | grep -q '^CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS=y' ||
 	REFUSED_MODES="fentry" AUTO_WRITE_MECH=kprobe
 [ "$(expected_writeback_hook)" = iomap_writepage ] && REFUSED_MODES="fentry kprobe"
 for m in $REFUSED_MODES; do
