@@ -763,15 +763,9 @@ boot_variant() {	# variant -> console log in $OUT/<variant>.console.log
 	wait "$pid" || rc=$?
 	tr -d '\r' <"$clog" >"$clog.tmp" && mv "$clog.tmp" "$clog"
 	# boot to /init, boot to power-off, qemu's status: read by boot_all
-	local total=$(($(now) - t0)) cpu
-	# CPU time of this subshell's children, qemu's nearly all (the poll
-	# loop's greps are a few seconds): on a shared machine the wall time
-	# says how busy it was, the CPU time what the guest costs
-	cpu=$(times | awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, t, "m")
-		s += t[1] * 60 + t[2] } printf "%d", s }')
+	local total=$(($(now) - t0))
 	echo "$([ -n "$t_init" ] && echo $((t_init - t0)) || echo "?") $total $rc" >"$OUT/$v.boot"
-	timing "guest $v (boot to power-off)" "$total" "qemu exit $rc, $cpu s CPU (user+sys)"
-	log "$v: boot to power-off ${total}s, ${cpu}s of CPU (qemu exit $rc)"
+	timing "guest $v (boot to power-off)" "$total" "qemu exit $rc"
 }
 
 # Every guest in VM_KERNELS, VM_PARALLEL at a time: TCG runs a guest on one
