@@ -119,9 +119,24 @@ static bool btf_struct_has_field(const struct btf *btf, const char *st,
 	return false;
 }
 
-static void gather_btf(struct kfacts *f, const struct btf *btf)
+void facts_btf_tp(const struct btf *btf, struct tp_fact *tp)
 {
 	char name[FACT_NAME_LEN + 16];
+	const struct btf_type *t;
+	int id;
+
+	snprintf(name, sizeof(name), "btf_trace_%s", tp->name);
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
+	if (id <= 0)
+		return;
+	t = btf__type_by_id(btf, id);		/* typedef -> ptr */
+	t = btf__type_by_id(btf, t->type);	/* ptr -> proto */
+	if (t && btf_is_ptr(t))
+		btf_proto(btf, t->type, 1, &tp->proto);
+}
+
+static void gather_btf(struct kfacts *f, const struct btf *btf)
+{
 	int id;
 
 	f->has_ifs = btf__find_by_name_kind(btf, "iomap_folio_state",
@@ -136,18 +151,8 @@ static void gather_btf(struct kfacts *f, const struct btf *btf)
 			btf_proto(btf, btf__type_by_id(btf, id)->type, 0,
 				  &f->funcs[i].proto);
 	}
-	for (int i = 0; i < f->nr_tps; i++) {
-		const struct btf_type *t;
-
-		snprintf(name, sizeof(name), "btf_trace_%s", f->tps[i].name);
-		id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
-		if (id <= 0)
-			continue;
-		t = btf__type_by_id(btf, id);		/* typedef -> ptr */
-		t = btf__type_by_id(btf, t->type);	/* ptr -> proto */
-		if (t && btf_is_ptr(t))
-			btf_proto(btf, t->type, 1, &f->tps[i].proto);
-	}
+	for (int i = 0; i < f->nr_tps; i++)
+		facts_btf_tp(btf, &f->tps[i]);
 }
 
 /* ------------------------------------------------------- symbols side */
@@ -307,7 +312,11 @@ enum trial facts_tp_btf_trial(struct kfacts *f, const char *name)
 		tp->btf_trial_shared = true;
 		return tp->btf_trial;
 	}
-	err = trial_tp_btf(f->btf, tp->name);
+	if (tp->btf_mod)
+		err = trial_tp_btf(f->mods[tp->btf_mod - 1].btf, f->mods[tp->btf_mod - 1].obj_fd,
+				   tp->name);
+	else
+		err = trial_tp_btf(f->btf, 0, tp->name);
 	set_trial(&tp->btf_trial, tp->btf_trial_error, sizeof(tp->btf_trial_error), err);
 	/*
 	 * ENOENT: this tracepoint is not registered (its typedef is): about
@@ -331,6 +340,7 @@ int facts_gather(struct kfacts *f, enum trial_policy policy)
 	if (f->btf) {
 		f->has_btf = true;
 		gather_btf(f, f->btf);
+		facts_module_tps(f);
 	}
 	f->symbols_pending = true;
 	if (policy != TRIALS_LAZY)
@@ -356,6 +366,12 @@ int facts_gather(struct kfacts *f, enum trial_policy policy)
 
 void facts_release(struct kfacts *f)
 {
+	for (int i = 0; i < f->nr_mods; i++) {
+		if (f->mods[i].btf)
+			close(f->mods[i].obj_fd);
+		btf__free(f->mods[i].btf);
+	}
+	f->nr_mods = 0;
 	btf__free(f->btf);
 	f->btf = NULL;
 }

@@ -75,6 +75,17 @@ struct tp_fact {
 	char btf_trial_error[32];
 	bool btf_trial_shared;		/* LAZY: the outcome of another
 					 * tracepoint's trial (kfacts.tp_btf_tried) */
+	int btf_mod;			/* live: 1 + index in kfacts.mods of the
+					 * module whose BTF has it; 0: vmlinux */
+};
+
+#define FACT_MAX_MODS	4
+
+/* A module's BTF, for tracepoints defined in a module (live facts) */
+struct mod_btf {
+	char name[FACT_NAME_LEN];
+	struct btf *btf;	/* NULL: not loaded (looked up, not there) */
+	int obj_fd;
 };
 
 struct kfacts {
@@ -90,6 +101,8 @@ struct kfacts {
 	struct tp_fact tps[FACT_MAX_TPS];
 	enum trial_policy trials;
 	struct btf *btf;	/* live facts: kept for lazy trials */
+	struct mod_btf mods[FACT_MAX_MODS];
+	int nr_mods;
 	/* LAZY: in_kallsyms, clone_only, traceable not read yet */
 	bool symbols_pending;
 	const char *kallsyms_path;	/* NULL: /proc/kallsyms (tests set it) */
@@ -125,5 +138,9 @@ void facts_write(struct kfacts *f, FILE *out);
 
 const struct func_fact *facts_func(const struct kfacts *f, const char *name);
 const struct tp_fact *facts_tp(const struct kfacts *f, const char *name);
+/* The prototype of tracepoint tp's btf_trace_<name> typedef in btf, if there */
+void facts_btf_tp(const struct btf *btf, struct tp_fact *tp);
+/* Tracepoints not in vmlinux's BTF looked up in their module's (btf_module.c) */
+void facts_module_tps(struct kfacts *f);
 
 #endif

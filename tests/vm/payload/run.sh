@@ -466,7 +466,8 @@ verify() {
 # not measure must be null, never 0: the lists are docs/json-schema.md's.
 AO_MODES="tracepoint raw_tp auto"
 AO_NULL="app_dirty_blocks app_dirty_bytes other_dirty_blocks other_dirty_folios
-	whole_folio_dirty_events unexplained_blocks block_rounding"
+	whole_folio_dirty_events unexplained_blocks block_rounding
+	preattach_folios preattach_checked_blocks preattach_violation_blocks"
 # without a dirty bitmap (no per-block tracking: unpatched 6.1) also what
 # needs one
 AO_NULL_NO_BITMAP="dirty_blocks dirty_bytes folios_no_dirty_seen unseen_submitted_blocks
@@ -901,7 +902,7 @@ info "payload: iomapdirty end-to-end, variant $V, uptime $(now) s"
 # Those must be refused (exit 3, with the reason), and auto is then run
 # end to end too: it is the only way the guest mixes mechanisms.
 REFUSED_MODES="" AUTO_WRITE_MECH=fentry
-zcat /proc/config.gz | grep -q '^CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS=y' ||
+vm_kconfig | grep -q '^CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS=y' ||
 	REFUSED_MODES="fentry" AUTO_WRITE_MECH=kprobe
 [ "$(expected_writeback_hook)" = iomap_writepage ] && REFUSED_MODES="fentry kprobe"
 for m in $REFUSED_MODES; do
