@@ -7,7 +7,9 @@
  * own context; writeback runs in the flusher's or in whoever called
  * sync). A file written by several cgroups counts for its first writer
  * (its JSON writer says several_cgroups). A file with no writer known
- * (dirtied before attach, its writer's entry evicted) counts under id 0.
+ * (dirtied before attach, its writer's entry evicted) counts under id 0;
+ * the exporter refuses --collector.cgroup where the kernel gives no cgroup
+ * ids (writer_cgroup_id(), user/session.c).
  *
  * An LRU hash, so that a host making cgroups for days (containers come
  * and go) never fills it: the cgroup not folded into for longest makes

@@ -35,6 +35,13 @@ SETTING(__u32, target_cgroup_level, 0);
 SETTING(bool, count_others, false);
 /* exporter --collector.cgroup: sums per writer cgroup (cgroup_sums.bpf.h) */
 SETTING(bool, per_cgroup_sums, false);
+/*
+ * The kernel lets tracing programs read the current task's cgroup ids
+ * (bpf_get_current_cgroup_id and _ancestor_: none without CONFIG_CGROUPS).
+ * Probed by user space before load (user/facts_helpers.c); read only
+ * through writer_cgroup_id().
+ */
+SETTING(bool, cgroup_helpers, false);
 SETTING(__u32, page_shift, 12);
 SETTING(__u32, bitmap_kind, BITMAP_NONE);	/* enum bitmap_kind */
 SETTING(__u32, write_end_proto, WRITE_END_POS);	/* enum write_end_proto */
@@ -72,6 +79,22 @@ static __always_inline bool always_on(void)
 	return accounting == ACCOUNTING_ALWAYS_ON;
 }
 
+/*
+ * The writer's cgroup v2 id: its own (ancestor_level < 0) or its ancestor's
+ * at that level; 0 (no cgroup known) where the kernel has no cgroup
+ * helpers. The one place a cgroup id is read: a kernel without the helpers
+ * refuses to load a program that calls them, and with the setting false
+ * the verifier removes the calls before it looks them up.
+ */
+static __always_inline __u64 writer_cgroup_id(int ancestor_level)
+{
+	if (!cgroup_helpers)
+		return 0;
+	if (ancestor_level < 0)
+		return bpf_get_current_cgroup_id();
+	return bpf_get_current_ancestor_cgroup_id(ancestor_level);
+}
+
 static __always_inline bool dev_wanted(__u32 dev)
 {
 	return !target_dev || dev == target_dev;
@@ -92,8 +115,7 @@ static __always_inline bool task_wanted(void)
 		return false;
 	/* the writer's cgroup, taken now, at the write: the flusher that
 	 * writes the folio back later runs elsewhere */
-	if (target_cgroup &&
-	    bpf_get_current_ancestor_cgroup_id(target_cgroup_level) != target_cgroup)
+	if (target_cgroup && writer_cgroup_id(target_cgroup_level) != target_cgroup)
 		return false;
 	if (!filter_comm)
 		return true;

@@ -3,7 +3,8 @@
  * Who writes each file, at both accounting levels: at the write hook (the
  * writer's own context; writeback runs in the flusher's, or in whoever
  * called sync), the first writer seen since attach is kept per file (its
- * cgroup v2 id, bpf_get_current_cgroup_id(), and its command), and
+ * cgroup v2 id, writer_cgroup_id(): 0 where the kernel has no cgroup
+ * helpers, and its command), and
  * 'several' is set when a writer of another cgroup writes the file too.
  * A CPU remembers the last (file, cgroup) it noted: a run of writes of one
  * writer into one file costs a per-CPU array access, not a hash lookup.
@@ -15,6 +16,7 @@
 #include <bpf/bpf_helpers.h>
 #include "iomapdirty.h"
 #include "maps.bpf.h"
+#include "settings.bpf.h"
 
 #define FILE_WRITERS_MAX	16384
 
@@ -42,7 +44,7 @@ SHARED_MAP(writer_last_map_t, writer_last);
 static __always_inline void writer_note(__u32 dev, __u64 ino)
 {
 	struct file_key key = { .ino = ino, .dev = dev };
-	__u64 cg = bpf_get_current_cgroup_id();
+	__u64 cg = writer_cgroup_id(-1);
 	struct file_writer init = { .cgroup_id = cg };
 	struct writer_last *last;
 	struct file_writer *fw;

@@ -11,7 +11,7 @@ pkgs=(clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
       debhelper lintian mmdebstrap podman runc catatonit python3-yaml
       postgresql)	# tests/cli/verify_postgres.sh: a database under verify
 if [ "${1:-}" = "--lab" ]; then
-	pkgs+=(linux-source-6.1 linux-source-6.12 build-essential bc bison flex
+	pkgs+=(linux-source-6.1 build-essential bc bison flex kmod
 	       libssl-dev dwarves qemu-system-x86 busybox-static cpio xz-utils
 	       qemu-system-ppc gcc-powerpc64le-linux-gnu binutils-powerpc64le-linux-gnu
 	       libbpf-dev:ppc64el libelf-dev:ppc64el zlib1g-dev:ppc64el

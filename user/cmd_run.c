@@ -535,6 +535,12 @@ static int run_prepare(void *args)
 	}
 	if (a->all)
 		return EXIT_OK;
+	/* before CMD's cgroup is made: where the kernel says no, the reason why */
+	if (facts_cgroup_ids_live(err, sizeof(err)) == 0) {
+		fprintf(stderr, "iomapdirty: run cannot tell CMD's writes from other "
+			"processes': %s; --all counts every process's\n", err);
+		return EXIT_UNSUPPORTED;
+	}
 	ret = run_cgroup_make(&run_cg, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "iomapdirty: %s\n", err);

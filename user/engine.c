@@ -38,6 +38,8 @@ static void set_rodata(struct iomapdirty_bpf *skel, const struct plan *p,
 	ro->target_cgroup_level = o->cgroup_level;
 	ro->count_others = o->count_others;
 	ro->per_cgroup_sums = o->cgroup_sums;
+	/* unknown counts as absent: a program calling a missing helper never loads */
+	ro->cgroup_helpers = p->cgroup_ids > 0;
 	if (o->comm) {
 		ro->filter_comm = true;
 		strncpy((char *)ro->target_comm, o->comm, sizeof(ro->target_comm) - 1);

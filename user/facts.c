@@ -1,6 +1,6 @@
 #define _GNU_SOURCE
 // SPDX-License-Identifier: GPL-2.0
-/* Gathering, reading and writing kernel facts: see facts.h. */
+/* Gathering kernel facts: see facts.h (files: facts_file.c, helpers: facts_helpers.c). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,9 +119,24 @@ static bool btf_struct_has_field(const struct btf *btf, const char *st,
 	return false;
 }
 
-static void gather_btf(struct kfacts *f, const struct btf *btf)
+void facts_btf_tp(const struct btf *btf, struct tp_fact *tp)
 {
 	char name[FACT_NAME_LEN + 16];
+	const struct btf_type *t;
+	int id;
+
+	snprintf(name, sizeof(name), "btf_trace_%s", tp->name);
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
+	if (id <= 0)
+		return;
+	t = btf__type_by_id(btf, id);		/* typedef -> ptr */
+	t = btf__type_by_id(btf, t->type);	/* ptr -> proto */
+	if (t && btf_is_ptr(t))
+		btf_proto(btf, t->type, 1, &tp->proto);
+}
+
+static void gather_btf(struct kfacts *f, const struct btf *btf)
+{
 	int id;
 
 	f->has_ifs = btf__find_by_name_kind(btf, "iomap_folio_state",
@@ -136,18 +151,8 @@ static void gather_btf(struct kfacts *f, const struct btf *btf)
 			btf_proto(btf, btf__type_by_id(btf, id)->type, 0,
 				  &f->funcs[i].proto);
 	}
-	for (int i = 0; i < f->nr_tps; i++) {
-		const struct btf_type *t;
-
-		snprintf(name, sizeof(name), "btf_trace_%s", f->tps[i].name);
-		id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
-		if (id <= 0)
-			continue;
-		t = btf__type_by_id(btf, id);		/* typedef -> ptr */
-		t = btf__type_by_id(btf, t->type);	/* ptr -> proto */
-		if (t && btf_is_ptr(t))
-			btf_proto(btf, t->type, 1, &f->tps[i].proto);
-	}
+	for (int i = 0; i < f->nr_tps; i++)
+		facts_btf_tp(btf, &f->tps[i]);
 }
 
 /* ------------------------------------------------------- symbols side */
@@ -240,7 +245,7 @@ void facts_symbols(struct kfacts *f)
 	gather_ftrace(f);
 }
 
-static void facts_init(struct kfacts *f)
+void facts_init(struct kfacts *f)
 {
 	memset(f, 0, sizeof(*f));
 	for (int i = 0; fact_func_names[i] && i < FACT_MAX_FUNCS; i++) {
@@ -252,6 +257,8 @@ static void facts_init(struct kfacts *f)
 		snprintf(f->tps[i].name, FACT_NAME_LEN, "%s", fact_tp_names[i]);
 		f->nr_tps++;
 	}
+	for (int i = 0; i < NR_FACT_HELPERS; i++)
+		f->helpers[i] = -1;	/* a facts file without them: not probed */
 }
 
 /* err: 0 or a negative errno, as the trials return it */
@@ -307,7 +314,11 @@ enum trial facts_tp_btf_trial(struct kfacts *f, const char *name)
 		tp->btf_trial_shared = true;
 		return tp->btf_trial;
 	}
-	err = trial_tp_btf(f->btf, tp->name);
+	if (tp->btf_mod)
+		err = trial_tp_btf(f->mods[tp->btf_mod - 1].btf, f->mods[tp->btf_mod - 1].obj_fd,
+				   tp->name);
+	else
+		err = trial_tp_btf(f->btf, 0, tp->name);
 	set_trial(&tp->btf_trial, tp->btf_trial_error, sizeof(tp->btf_trial_error), err);
 	/*
 	 * ENOENT: this tracepoint is not registered (its typedef is): about
@@ -331,11 +342,13 @@ int facts_gather(struct kfacts *f, enum trial_policy policy)
 	if (f->btf) {
 		f->has_btf = true;
 		gather_btf(f, f->btf);
+		facts_module_tps(f);
 	}
 	f->symbols_pending = true;
 	if (policy != TRIALS_LAZY)
 		facts_symbols(f);
 	f->kprobe_pmu = access("/sys/bus/event_source/devices/kprobe/type", R_OK) == 0;
+	facts_probe_helpers(f);
 	if (policy != TRIALS_ALL)
 		return f->has_btf ? 0 : -ENOENT;
 
@@ -356,246 +369,12 @@ int facts_gather(struct kfacts *f, enum trial_policy policy)
 
 void facts_release(struct kfacts *f)
 {
+	for (int i = 0; i < f->nr_mods; i++) {
+		if (f->mods[i].btf)
+			close(f->mods[i].obj_fd);
+		btf__free(f->mods[i].btf);
+	}
+	f->nr_mods = 0;
 	btf__free(f->btf);
 	f->btf = NULL;
-}
-
-/* ------------------------------------------------------- facts files */
-
-static void write_proto(const struct proto_fact *p, FILE *out)
-{
-	fprintf(out, " btf=%d", p->in_btf);
-	if (!p->in_btf)
-		return;
-	fprintf(out, " ret=%s args=", p->ret);
-	for (int i = 0; i < p->nr_args; i++)
-		fprintf(out, "%s%s", i ? "," : "", p->args[i]);
-	if (!p->nr_args)
-		fprintf(out, "-");
-}
-
-void facts_write(struct kfacts *f, FILE *out)
-{
-	facts_symbols(f);
-	fprintf(out, "# iomapdirty facts v1\n");
-	fprintf(out, "release %s\n", f->release[0] ? f->release : "unknown");
-	fprintf(out, "btf %d\n", f->has_btf);
-	fprintf(out, "type iomap_folio_state %d\n", f->has_ifs);
-	fprintf(out, "field iomap_page.state %d\n", f->iop_has_state);
-	fprintf(out, "field iomap_page.uptodate %d\n", f->iop_has_uptodate);
-	fprintf(out, "kprobe_pmu %d\n", f->kprobe_pmu);
-	fprintf(out, "kfunc bpf_rdonly_cast %d\n", f->has_rdonly_cast);
-	for (int i = 0; i < f->nr_funcs; i++) {
-		const struct func_fact *fn = &f->funcs[i];
-
-		fprintf(out, "func %s ksym=%d clone_only=%d traceable=%d", fn->name,
-			fn->in_kallsyms, fn->clone_only, fn->traceable);
-		write_proto(&fn->proto, out);
-		fputc('\n', out);
-		for (int m = MECH_FENTRY; m <= MECH_KPROBE; m++)
-			if (fn->trial[m] != TRIAL_UNKNOWN)
-				fprintf(out, "trial %s %s %s\n", mech_names[m], fn->name,
-					fn->trial[m] == TRIAL_OK ? "ok" : fn->trial_error[m]);
-	}
-	for (int i = 0; i < f->nr_tps; i++) {
-		const struct tp_fact *tp = &f->tps[i];
-
-		fprintf(out, "tp %s", tp->name);
-		write_proto(&tp->proto, out);
-		fputc('\n', out);
-		if (tp->trial != TRIAL_UNKNOWN)
-			fprintf(out, "trial tracepoint %s %s\n", tp->name,
-				tp->trial == TRIAL_OK ? "ok" : tp->trial_error);
-		if (tp->btf_trial != TRIAL_UNKNOWN)
-			fprintf(out, "trial tp_btf %s %s\n", tp->name,
-				tp->btf_trial == TRIAL_OK ? "ok" : tp->btf_trial_error);
-	}
-}
-
-static int parse_bool(const char *s, bool *out)
-{
-	if (strcmp(s, "0") && strcmp(s, "1"))
-		return -EINVAL;
-	*out = s[0] == '1';
-	return 0;
-}
-
-/* "key=value" words after a func or tp name. */
-static int parse_proto_words(char *rest, struct proto_fact *p, struct func_fact *fn)
-{
-	char *save = NULL;
-
-	for (char *w = strtok_r(rest, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
-		char *eq = strchr(w, '=');
-
-		if (!eq)
-			return -EINVAL;
-		*eq++ = '\0';
-		if (!strcmp(w, "btf")) {
-			if (parse_bool(eq, &p->in_btf))
-				return -EINVAL;
-		} else if (!strcmp(w, "ret")) {
-			snprintf(p->ret, sizeof(p->ret), "%s", eq);
-		} else if (!strcmp(w, "args")) {
-			char *asave = NULL;
-
-			if (!strcmp(eq, "-"))
-				continue;
-			for (char *a = strtok_r(eq, ",", &asave); a; a = strtok_r(NULL, ",", &asave)) {
-				if (p->nr_args >= FACT_MAX_ARGS)
-					return -EINVAL;
-				snprintf(p->args[p->nr_args++], FACT_ARG_LEN, "%s", a);
-			}
-		} else if (fn && !strcmp(w, "ksym")) {
-			if (parse_bool(eq, &fn->in_kallsyms))
-				return -EINVAL;
-		} else if (fn && !strcmp(w, "clone_only")) {
-			if (parse_bool(eq, &fn->clone_only))
-				return -EINVAL;
-		} else if (fn && !strcmp(w, "traceable")) {
-			fn->traceable = atoi(eq);
-		} else {
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
-static struct func_fact *func_slot(struct kfacts *f, const char *name)
-{
-	struct func_fact *fn = (struct func_fact *)facts_func(f, name);
-
-	if (fn || f->nr_funcs >= FACT_MAX_FUNCS)
-		return fn;
-	fn = &f->funcs[f->nr_funcs++];
-	snprintf(fn->name, FACT_NAME_LEN, "%s", name);
-	return fn;
-}
-
-static struct tp_fact *tp_slot(struct kfacts *f, const char *name)
-{
-	struct tp_fact *tp = (struct tp_fact *)facts_tp(f, name);
-
-	if (tp || f->nr_tps >= FACT_MAX_TPS)
-		return tp;
-	tp = &f->tps[f->nr_tps++];
-	snprintf(tp->name, FACT_NAME_LEN, "%s", name);
-	return tp;
-}
-
-static int parse_trial(struct kfacts *f, const char *mech, const char *name,
-		       const char *result)
-{
-	enum trial t = strcmp(result, "ok") ? TRIAL_FAILED : TRIAL_OK;
-
-	if (!strcmp(mech, "tracepoint") || !strcmp(mech, "tp_btf")) {
-		struct tp_fact *tp = tp_slot(f, name);
-
-		if (!tp)
-			return -EINVAL;
-		if (mech[1] == 'p') {	/* tp_btf */
-			tp->btf_trial = t;
-			snprintf(tp->btf_trial_error, sizeof(tp->btf_trial_error),
-				 "%.31s", result);
-			return 0;
-		}
-		tp->trial = t;
-		snprintf(tp->trial_error, sizeof(tp->trial_error), "%.31s", result);
-		return 0;
-	}
-	for (int m = MECH_FENTRY; m <= MECH_KPROBE; m++) {
-		struct func_fact *fn;
-
-		if (strcmp(mech, mech_names[m]))
-			continue;
-		fn = func_slot(f, name);
-		if (!fn)
-			return -EINVAL;
-		fn->trial[m] = t;
-		snprintf(fn->trial_error[m], sizeof(fn->trial_error[m]), "%.31s", result);
-		return 0;
-	}
-	return -EINVAL;
-}
-
-static int parse_line(struct kfacts *f, char *line)
-{
-	char key[32], a[FACT_NAME_LEN], b[FACT_NAME_LEN], c[64];
-	int off = 0;
-	bool v;
-
-	if (sscanf(line, "%31s %n", key, &off) != 1)
-		return 0;			/* blank */
-	if (key[0] == '#')
-		return 0;
-	if (!strcmp(key, "release"))
-		return sscanf(line + off, "%63s", f->release) == 1 ? 0 : -1;
-	if (!strcmp(key, "btf") || !strcmp(key, "kprobe_pmu")) {
-		if (sscanf(line + off, "%63s", a) != 1 || parse_bool(a, &v))
-			return -EINVAL;
-		if (key[0] == 'b')
-			f->has_btf = v;
-		else
-			f->kprobe_pmu = v;
-		return 0;
-	}
-	if (!strcmp(key, "type") || !strcmp(key, "field")) {
-		if (sscanf(line + off, "%63s %63s", a, b) != 2 || parse_bool(b, &v))
-			return -EINVAL;
-		if (!strcmp(a, "iomap_folio_state"))
-			f->has_ifs = v;
-		else if (!strcmp(a, "iomap_page.state"))
-			f->iop_has_state = v;
-		else if (!strcmp(a, "iomap_page.uptodate"))
-			f->iop_has_uptodate = v;
-		else
-			return -EINVAL;
-		return 0;
-	}
-	if (!strcmp(key, "kfunc")) {	/* absent from older files: not there */
-		if (sscanf(line + off, "%63s %63s", a, b) != 2 || parse_bool(b, &v) ||
-		    strcmp(a, "bpf_rdonly_cast"))
-			return -EINVAL;
-		f->has_rdonly_cast = v;
-		return 0;
-	}
-	if (!strcmp(key, "func")) {
-		struct func_fact *fn;
-		int n = 0;
-
-		if (sscanf(line + off, "%63s %n", a, &n) != 1 || !(fn = func_slot(f, a)))
-			return -EINVAL;
-		return parse_proto_words(line + off + n, &fn->proto, fn);
-	}
-	if (!strcmp(key, "tp")) {
-		struct tp_fact *tp;
-		int n = 0;
-
-		if (sscanf(line + off, "%63s %n", a, &n) != 1 || !(tp = tp_slot(f, a)))
-			return -EINVAL;
-		return parse_proto_words(line + off + n, &tp->proto, NULL);
-	}
-	if (!strcmp(key, "trial")) {
-		if (sscanf(line + off, "%63s %63s %63s", a, b, c) != 3)
-			return -EINVAL;
-		return parse_trial(f, a, b, c);
-	}
-	return -EINVAL;
-}
-
-int facts_parse(struct kfacts *f, FILE *in, char *err, size_t errlen)
-{
-	char line[1024];
-	int lineno = 0;
-
-	facts_init(f);
-	while (fgets(line, sizeof(line), in)) {
-		lineno++;
-		if (parse_line(f, line)) {
-			line[strcspn(line, "\n")] = '\0';
-			snprintf(err, errlen, "line %d: cannot parse '%s'", lineno, line);
-			return -EINVAL;
-		}
-	}
-	return 0;
 }

@@ -75,6 +75,24 @@ struct tp_fact {
 	char btf_trial_error[32];
 	bool btf_trial_shared;		/* LAZY: the outcome of another
 					 * tracepoint's trial (kfacts.tp_btf_tried) */
+	int btf_mod;			/* live: 1 + index in kfacts.mods of the
+					 * module whose BTF has it; 0: vmlinux */
+};
+
+#define FACT_MAX_MODS	4
+
+/* BPF helpers whose presence changes what the tool can say (facts_helpers.c) */
+enum fact_helper {
+	HELPER_CGROUP_ID,		/* bpf_get_current_cgroup_id */
+	HELPER_ANCESTOR_CGROUP_ID,	/* bpf_get_current_ancestor_cgroup_id */
+	NR_FACT_HELPERS,
+};
+
+/* A module's BTF, for tracepoints defined in a module (live facts) */
+struct mod_btf {
+	char name[FACT_NAME_LEN];
+	struct btf *btf;	/* NULL: not loaded (looked up, not there) */
+	int obj_fd;
 };
 
 struct kfacts {
@@ -85,11 +103,16 @@ struct kfacts {
 	bool iop_has_uptodate;	/* struct iomap_page { ... uptodate[] } */
 	bool has_rdonly_cast;	/* kfunc bpf_rdonly_cast (6.2+): guarded loads */
 	bool kprobe_pmu;	/* kprobes usable through perf */
+	/* tracing programs may call it: 1, 0, -1 unknown (not probed, no answer) */
+	int helpers[NR_FACT_HELPERS];
+	int helper_errno[NR_FACT_HELPERS];	/* why no answer, when -1 and known */
 	int nr_funcs, nr_tps;
 	struct func_fact funcs[FACT_MAX_FUNCS];
 	struct tp_fact tps[FACT_MAX_TPS];
 	enum trial_policy trials;
 	struct btf *btf;	/* live facts: kept for lazy trials */
+	struct mod_btf mods[FACT_MAX_MODS];
+	int nr_mods;
 	/* LAZY: in_kallsyms, clone_only, traceable not read yet */
 	bool symbols_pending;
 	const char *kallsyms_path;	/* NULL: /proc/kallsyms (tests set it) */
@@ -101,7 +124,10 @@ struct kfacts {
 extern const char *const fact_func_names[];
 extern const char *const fact_tp_names[];
 extern const char *const mech_names[NR_MECHS];
+extern const char *const fact_helper_names[NR_FACT_HELPERS];
 
+/* Empty facts: the candidates named, nothing known (facts_gather, facts_parse) */
+void facts_init(struct kfacts *f);
 /* Live: BTF, /proc/kallsyms, tracefs, and trials per 'policy'. */
 int facts_gather(struct kfacts *f, enum trial_policy policy);
 void facts_release(struct kfacts *f);
@@ -118,6 +144,15 @@ enum trial facts_func_trial(struct kfacts *f, struct func_fact *fn, int mech);
  * (LAZY: taken from the first tracepoint tried, if any).
  */
 enum trial facts_tp_btf_trial(struct kfacts *f, const char *tp);
+/* Live: which helpers tracing programs may call (a program load each). */
+void facts_probe_helpers(struct kfacts *f);
+/*
+ * Whether writers' cgroup ids can be read (both cgroup helpers): 1; 0 (the
+ * kernel has not got them) or -1 (unknown), with why in 'why'.
+ */
+int facts_cgroup_ids(const struct kfacts *f, char *why, size_t len);
+/* The same, probed now (a session's facts are gathered only at its start) */
+int facts_cgroup_ids_live(char *why, size_t len);
 /* From a facts file; returns 0, or -EINVAL with a message in err. */
 int facts_parse(struct kfacts *f, FILE *in, char *err, size_t errlen);
 /* Reads the symbols first if they are still pending. */
@@ -125,5 +160,9 @@ void facts_write(struct kfacts *f, FILE *out);
 
 const struct func_fact *facts_func(const struct kfacts *f, const char *name);
 const struct tp_fact *facts_tp(const struct kfacts *f, const char *name);
+/* The prototype of tracepoint tp's btf_trace_<name> typedef in btf, if there */
+void facts_btf_tp(const struct btf *btf, struct tp_fact *tp);
+/* Tracepoints not in vmlinux's BTF looked up in their module's (btf_module.c) */
+void facts_module_tps(struct kfacts *f);
 
 #endif

@@ -498,6 +498,7 @@ int plan_build(struct kfacts *f, int mode, struct plan *p)
 	memset(p, 0, sizeof(*p));
 	p->mode = mode;
 	classify(f, p);
+	p->cgroup_ids = facts_cgroup_ids(f, p->cgroup_why, sizeof(p->cgroup_why));
 	if (!f->has_btf) {
 		snprintf(p->error, sizeof(p->error), "the kernel has no BTF "
 			 "(/sys/kernel/btf/vmlinux): CO-RE programs cannot be relocated");

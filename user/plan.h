@@ -42,6 +42,13 @@ struct plan {
 	__u32 submit_proto;
 	__u32 wb_folio_arg;
 	bool wb_guarded_loads;		/* tracepoint writeback: btf_wb_folio_ld */
+	/*
+	 * Writers' cgroup ids readable by the programs (facts_cgroup_ids): 1,
+	 * 0 no, -1 unknown; why not, in words. Off: writers' cgroups unknown,
+	 * run cannot count CMD alone, --cgroup and --collector.cgroup refused.
+	 */
+	int cgroup_ids;
+	char cgroup_why[200];
 	/* what the BPF side records: plan_set_accounting() */
 	enum accounting_level accounting;
 	bool ok;			/* every required hook has a target */
@@ -69,6 +76,8 @@ const char *plan_mech_name(enum mechanism mech);
 const char *plan_mech_detail(const struct hook_plan *h);
 void plan_print_text(const struct plan *p, FILE *out);
 void plan_write_json(const struct plan *p, struct json *j);
+/* "available", "unavailable" or "unknown" (plan.cgroup_ids) */
+const char *plan_cgroup_ids_name(const struct plan *p);
 /* The kernel's per-block dirty state the plan reads: "iomap_folio_state",
  * "iomap_page.state" (RFCv4) or "none". */
 const char *plan_bitmap_name(const struct plan *p);

@@ -434,7 +434,12 @@ void writer_json(struct json *j, const struct writer_info *w)
 
 	json_key(j, "writer");
 	json_object_begin(j);
-	json_kv_u64(j, "cgroup_id", w->cgroup_id);
+	/* 0: not known (the kernel has no cgroup helpers: plan's cgroup_attribution) */
+	json_key(j, "cgroup_id");
+	if (w->cgroup_id)
+		json_u64(j, w->cgroup_id);
+	else
+		json_null(j);
 	json_kv_path(j, "cgroup", w->cgroup_known ? w->cgroup : NULL);
 	json_kv_string(j, "unit", n->unit[0] ? n->unit : NULL);
 	json_kv_string(j, "container", n->container[0] ? n->container : NULL);

@@ -24,6 +24,8 @@ void plan_print_text(const struct plan *p, FILE *out)
 		p->bitmap == BITMAP_IOP_STATE ? "iomap_page.state (RFCv4)" : "none");
 	fprintf(out, "mode: %s\n", plan_mode_name(p->mode));
 	fprintf(out, "accounting: %s\n", accounting_level_names[p->accounting]);
+	fprintf(out, "cgroup attribution: %s%s%s%s\n", plan_cgroup_ids_name(p),
+		p->cgroup_why[0] ? " (" : "", p->cgroup_why, p->cgroup_why[0] ? ")" : "");
 	fprintf(out, "%-18s %-10s %-28s %s\n", "HOOK", "MECHANISM", "TARGET", "NOTE");
 	for (int i = 0; i < NR_HOOKS; i++) {
 		const struct hook_plan *h = &p->hooks[i];
@@ -42,6 +44,11 @@ void plan_print_text(const struct plan *p, FILE *out)
 		fprintf(out, "error: %s\n", p->error);
 }
 
+const char *plan_cgroup_ids_name(const struct plan *p)
+{
+	return p->cgroup_ids > 0 ? "available" : p->cgroup_ids == 0 ? "unavailable" : "unknown";
+}
+
 const char *plan_bitmap_name(const struct plan *p)
 {
 	return p->bitmap == BITMAP_IFS ? "iomap_folio_state" :
@@ -58,6 +65,8 @@ void plan_write_json(const struct plan *p, struct json *j)
 	json_kv_string(j, "dirty_bitmap", plan_bitmap_name(p));
 	json_kv_string(j, "mode", plan_mode_name(p->mode));
 	json_kv_string(j, "accounting", accounting_level_names[p->accounting]);
+	json_kv_string(j, "cgroup_attribution", plan_cgroup_ids_name(p));
+	json_kv_string(j, "cgroup_attribution_why", p->cgroup_why[0] ? p->cgroup_why : NULL);
 	json_kv_bool(j, "ok", p->ok);
 	if (!p->ok)
 		json_kv_string(j, "error", p->error);

@@ -130,6 +130,20 @@ static void print_plan_line(const struct plan *p)
 }
 
 /*
+ * What needs the writers' cgroup ids is refused on a kernel that cannot
+ * give them, rather than counted under "no cgroup" (plan.cgroup_ids).
+ */
+static int check_cgroup_ids(const struct session_opts *o, const struct plan *p)
+{
+	if (p->cgroup_ids > 0 || (!o->cgroup_id && !o->cgroup_sums))
+		return EXIT_OK;
+	fprintf(stderr, "iomapdirty: %s needs the writers' cgroups, which this kernel "
+		"cannot give: %s\n", o->cgroup_sums ? "--collector.cgroup" :
+		o->count_others ? "run (without --all)" : "--cgroup", p->cgroup_why);
+	return EXIT_UNSUPPORTED;
+}
+
+/*
  * The lock lives in a directory only root can create entries in: /run
  * is root's, and /run/iomapdirty is made 0700 by us. /run/lock is
  * world-writable, so a file there could be planted by any user (a symlink
@@ -265,6 +279,9 @@ int session_start(struct session *s, const struct session_opts *o)
 		fprintf(stderr, "iomapdirty: see `iomapdirty probes` for the full plan\n");
 		return EXIT_UNSUPPORTED;
 	}
+	ret = check_cgroup_ids(o, &s->plan);
+	if (ret)
+		return ret;
 	if (!o->quiet)
 		print_plan_line(&s->plan);
 	ret = engine_open(&s->engine, &s->plan, &eo, err, sizeof(err));

@@ -41,10 +41,11 @@ static int trial_end(int prog, int link)
  * 'name' of kind 'kind' and attaches it: fentry to a function, or tp_btf
  * (BPF_TRACE_RAW_TP) to a tracepoint's btf_trace_<name> typedef.
  */
-static int trial_tracing(const struct btf *vmlinux, const char *name, int kind,
+static int trial_tracing(const struct btf *vmlinux, int obj_fd, const char *name, int kind,
 			 enum bpf_attach_type type)
 {
-	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = type);
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = type,
+		    .attach_btf_obj_fd = obj_fd);
 	int id, prog, link;
 
 	if (!vmlinux)
@@ -63,7 +64,7 @@ static int trial_tracing(const struct btf *vmlinux, const char *name, int kind,
 
 int trial_fentry(const struct btf *vmlinux, const char *func)
 {
-	return trial_tracing(vmlinux, func, BTF_KIND_FUNC, BPF_TRACE_FENTRY);
+	return trial_tracing(vmlinux, 0, func, BTF_KIND_FUNC, BPF_TRACE_FENTRY);
 }
 
 /* A kprobe perf event without any BPF: does the kernel let us probe it? */
@@ -107,10 +108,10 @@ int trial_raw_tp(const char *tp)
  * kernel's btf_trace_<name> typedef. Some kernels or policies allow
  * raw_tp but refuse BPF_PROG_TYPE_TRACING (as they do fentry).
  */
-int trial_tp_btf(const struct btf *vmlinux, const char *tp)
+int trial_tp_btf(const struct btf *btf, int obj_fd, const char *tp)
 {
 	char name[128];
 
 	snprintf(name, sizeof(name), "btf_trace_%s", tp);
-	return trial_tracing(vmlinux, name, BTF_KIND_TYPEDEF, BPF_TRACE_RAW_TP);
+	return trial_tracing(btf, obj_fd, name, BTF_KIND_TYPEDEF, BPF_TRACE_RAW_TP);
 }

@@ -13,6 +13,7 @@ struct btf;
 int trial_fentry(const struct btf *vmlinux, const char *func);
 int trial_kprobe(const char *func);
 int trial_raw_tp(const char *tp);
-int trial_tp_btf(const struct btf *vmlinux, const char *tp);
+/* btf: vmlinux's, or a module's split BTF and its object fd (else 0) */
+int trial_tp_btf(const struct btf *btf, int obj_fd, const char *tp);
 
 #endif

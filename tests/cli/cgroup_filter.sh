@@ -113,6 +113,15 @@ for name in a b; do
 			"$(jq -c ".stats.$f" <<<"$row")"
 	done
 done
+# this kernel has cgroups (a v2 hierarchy is mounted): the tool, asking the
+# kernel, must find the cgroup helpers and say so (probes: a load, no attach)
+out=$("$IOMAPDIRTY" probes --no-trial 2>&1)
+check_match cgroup_filter.attribution_text '^cgroup attribution: available$' "$out"
+check cgroup_filter.attribution_json available \
+	"$("$IOMAPDIRTY" probes --no-trial --json | jq -r .plan.cgroup_attribution)"
+check cgroup_filter.helpers_in_facts \
+	"helper get_current_cgroup_id 1,helper get_current_ancestor_cgroup_id 1" \
+	"$("$IOMAPDIRTY" probes --no-trial --dump-facts | grep '^helper ' | paste -sd,)"
 # a path that is no cgroup: a usage error before anything attaches
 "$IOMAPDIRTY" hist --cgroup "/wt-attrib-no-such-cgroup.$$" -c 1 >/dev/null 2>"$work/bad.err"
 check cgroup_filter.bad_path.exit 2 "$?"

@@ -37,4 +37,26 @@ check facts.rejected_line_exit 2 "$?"
 check facts.rejected_line_no_raw_escape no \
 	"$(grep -q "[$ESC$(printf '\a')]" <<<"$out" && echo yes || echo no)"
 check_match facts.rejected_line_escaped 'bogus \\x1b\]0;owned\\x07' "$out"
+
+# cgroup attribution: the kernel's answer for each cgroup helper, from the
+# file. Neither (a kernel without CONFIG_CGROUPS): unavailable, and why;
+# both: available; a file recorded before these lines: unknown, not available
+helpers() { grep -v '^helper' "$good"; printf 'helper %s %s\n' get_current_cgroup_id "$1" \
+	get_current_ancestor_cgroup_id "$2"; }
+attribution() { "$IOMAPDIRTY" probes --json --facts "$1" | jq -r .plan.cgroup_attribution; }
+helpers 0 0 >"$work/nocg.facts"
+helpers 1 0 >"$work/noanc.facts"
+helpers 1 1 >"$work/cg.facts"
+out=$("$IOMAPDIRTY" probes --facts "$work/nocg.facts" 2>&1)
+check_match facts.cgroup_unavailable_text \
+	'^cgroup attribution: unavailable \(.*bpf_get_current_cgroup_id.*CONFIG_CGROUPS' "$out"
+check facts.cgroup_unavailable_json unavailable "$(attribution "$work/nocg.facts")"
+check facts.cgroup_ancestor_missing_json unavailable "$(attribution "$work/noanc.facts")"
+check facts.cgroup_available_json available "$(attribution "$work/cg.facts")"
+check facts.cgroup_available_why null \
+	"$("$IOMAPDIRTY" probes --json --facts "$work/cg.facts" | jq -c .plan.cgroup_attribution_why)"
+check facts.cgroup_unrecorded_json unknown "$(attribution "$good")"
+{ cat "$good"; echo "helper get_current_cgroup_id 2"; } >"$work/badhelper.facts"
+"$IOMAPDIRTY" probes --facts "$work/badhelper.facts" >/dev/null 2>&1
+check facts.helper_bad_value_exit 2 "$?"
 cli_finish

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # iomapdirty kernel lab: build Debian's linux-source-6.1 twice (unpatched and
-# with the RFCv4 iomap sub-folio dirty-tracking series), boot each under
-# qemu with a busybox initramfs holding two loop-mounted XFS filesystems,
+# with the RFCv4 iomap sub-folio dirty-tracking series) for x86_64 and
+# ppc64le, fetch Debian's binary 6.12 kernel (linux-image-6.12-amd64), boot
+# each under qemu with a busybox initramfs holding two loop-mounted XFS
+# filesystems,
 # run /payload/run.sh (VM_PAYLOAD_DIR) or the built-in smoke suite, and
 # count the guests' `VMTEST PASS|FAIL` lines.  See tests/vm/README.md.
 #
@@ -72,16 +74,27 @@ SEED_PATCHES=(002-patch-iomap-allocate-iop-in-write-begin-early.patch
 FIXUP_003=$HERE/patches/003-fixup-6.1-adjust-read-range.patch
 GUEST_DIR=$HERE/guest
 ALL_KERNELS="unpatched rfcv4 debian612 ppc-unpatched ppc-rfcv4"
-DEB_PKGS=(linux-source-6.1 linux-source-6.12 build-essential bc bison flex
+DEB_PKGS=(linux-source-6.1 build-essential bc bison flex
 	libssl-dev libelf-dev dwarves xz-utils perl qemu-system-x86 qemu-system-ppc
 	gcc-powerpc64le-linux-gnu busybox-static xfsprogs fio cpio gzip bpftool
-	util-linux coreutils clang libbpf-dev)
+	util-linux coreutils clang libbpf-dev kmod)
+# debian612 boots Debian's own binary kernel, not a build: the image the
+# metapackage points at, apt's candidate version (fetch_debian_kernel).
+# Bump DEB_RECIPE when what is kept from the package changes.
+DEB_IMAGE_META=linux-image-6.12-amd64
+DEB_RECIPE=1
+# Its modules that the guest needs (loaded by /init, with what modprobe
+# resolves them to: modules.dep and softdeps): loop devices, XFS,
+# device-mapper (linear, crypt with aes-xts-plain64), the AF_ALG hash and
+# skcipher interfaces, md raid0/raid1.
+DEB_MODULES=(loop xfs dm-mod dm-crypt xts af_alg algif_hash algif_skcipher md-mod raid0 raid1)
 
 # A guest kernel ("variant") is built in a source tree shared with the
 # variants of the same source, architecture and config (the rfcv4 build is
 # then incremental).  variant_tree VARIANT sets TREE, TREE_STATE (the
 # patch state the tree needs: unpatched or rfcv4) and, for the tree,
-# ARCH_NAME (x86_64|ppc64le), SRC_PKG, FRAGMENTS, PATCHED (1: the key
+# ARCH_NAME (x86_64|ppc64le), TREE_KIND (build: from source; debian:
+# Debian's binary image, fetched), SRC_PKG, FRAGMENTS, PATCHED (1: the key
 # covers the seed patches).
 variant_tree() {
 	case "$1" in
@@ -94,14 +107,14 @@ variant_tree() {
 }
 
 select_tree() {
+	TREE_KIND=build
 	case "$1" in
 	x86_64-6.1)
 		ARCH_NAME=x86_64 SRC_PKG=linux-source-6.1 PATCHED=1
 		FRAGMENTS=("$HERE/kernel.config" "$HERE/kernel-x86_64.config") ;;
 	x86_64-6.12)
-		ARCH_NAME=x86_64 SRC_PKG=linux-source-6.12 PATCHED=0
-		FRAGMENTS=("$HERE/kernel.config" "$HERE/kernel-x86_64.config"
-			"$HERE/kernel-6.12.config") ;;
+		ARCH_NAME=x86_64 SRC_PKG="" PATCHED=0 FRAGMENTS=() TREE_KIND=debian
+		debian_image ;;
 	ppc64le-6.1)
 		ARCH_NAME=ppc64le SRC_PKG=linux-source-6.1 PATCHED=1
 		FRAGMENTS=("$HERE/kernel.config" "$HERE/kernel-ppc64le.config") ;;
@@ -114,6 +127,23 @@ select_tree() {
 	esac
 	KDIR=$CACHE/$1-$(cache_key "$1")
 	SRC=$KDIR/src/$SRC_PKG
+}
+
+# debian_image: DEB_IMAGE, the versioned image package that DEB_IMAGE_META
+# depends on (linux-image-6.12.118+deb12-amd64: the ABI is in the name),
+# and DEB_IMAGE_VERSION, apt's candidate for it. Asked once per run
+# (DEB_IMAGE= asks again).
+debian_image() {
+	[ -n "${DEB_IMAGE:-}" ] && return
+	DEB_IMAGE=$(apt-cache depends "$DEB_IMAGE_META" 2>/dev/null |
+		awk '$1 == "Depends:" && $2 ~ /^linux-image-/ { print $2; exit }')
+	[ -n "$DEB_IMAGE" ] ||
+		die "apt knows no $DEB_IMAGE_META (bookworm-security in the sources? apt-get update?)"
+	DEB_IMAGE_VERSION=$(apt-cache policy "$DEB_IMAGE" 2>/dev/null |
+		awk '$1 == "Candidate:" { print $2; exit }')
+	case "$DEB_IMAGE_VERSION" in
+	"" | "(none)") die "apt has no candidate version of $DEB_IMAGE" ;;
+	esac
 }
 
 log() { printf '[vmcheck] %s\n' "$*" >&2; }
@@ -158,6 +188,11 @@ check_disk() {
 # ---------------------------------------------------------------- cache key
 cache_key() {	# tree: what the built kernels depend on
 	local p
+	if [ "$TREE_KIND" = debian ]; then	# the package, as apt's candidate names it
+		echo "recipe=$DEB_RECIPE tree=$1 package=$DEB_IMAGE version=$DEB_IMAGE_VERSION" |
+			sha256sum | cut -c1-16
+		return
+	fi
 	{
 		echo "recipe=$RECIPE tree=$1 arch=$ARCH_NAME"
 		echo "source=$SRC_PKG $(dpkg-query -W -f='${Version}' "$SRC_PKG")"
@@ -289,6 +324,10 @@ set_tree_state() {	# unpatched|rfcv4
 build_variant() {	# variant: into $KDIR/<unpatched|rfcv4> of its tree
 	local v=$1 dest t0 t1 blog
 	variant_tree "$v"
+	if [ "$TREE_KIND" = debian ]; then
+		fetch_debian_kernel "$v"
+		return
+	fi
 	dest=$KDIR/$TREE_STATE
 	blog=$KDIR/logs/build-$TREE_STATE.log
 	if [ -f "$dest/.done" ]; then
@@ -333,6 +372,60 @@ build_variant() {	# variant: into $KDIR/<unpatched|rfcv4> of its tree
 	touch "$dest/.done"
 	log "kernel $v built in $((t1 - t0))s ($cpu s of CPU)"
 	timing "kernel build $v" $((t1 - t0)) "built, -j$VM_JOBS, $cpu s CPU (user+sys)"
+}
+
+# debian612's kernel is not built: Debian's binary image package (DEB_IMAGE
+# at apt's candidate version) is fetched with apt-get download and unpacked
+# into $KDIR/root (boot/, lib/modules/<release>/ with the modules.dep that
+# depmod makes, as the package's postinst would), its image, config and
+# System.map copied to $KDIR/unpatched. A download that fails (apt's lists
+# older than the mirror, which dropped that version) gets one apt-get
+# update and apt's new candidate, under its own key.
+fetch_debian_kernel() {	# variant; $KDIR's lock is held
+	local v=$1 dest t0 t1 rel deb try
+	for try in 1 2; do
+		dest=$KDIR/$TREE_STATE
+		if [ -f "$dest/.done" ]; then
+			log "kernel $v: cached in $dest ($(cat "$dest/package"))"
+			timing "kernel fetch $v" 0 "cached ($(cat "$dest/package"))"
+			return
+		fi
+		t0=$(now)
+		rm -rf "$KDIR/deb" "$KDIR/root" "$dest"
+		mkdir -p "$KDIR/deb"
+		log "kernel $v: fetching $DEB_IMAGE $DEB_IMAGE_VERSION into $KDIR"
+		(cd "$KDIR/deb" && apt-get download -q -o APT::Sandbox::User=root \
+			"$DEB_IMAGE=$DEB_IMAGE_VERSION" >&2) && break
+		[ "$try" = 1 ] || die "apt-get download $DEB_IMAGE=$DEB_IMAGE_VERSION failed"
+		log "apt-get download failed: apt-get update, then apt's candidate again"
+		rm -rf "$KDIR/deb"
+		apt-get update -q >&2 || die "apt-get update failed"
+		DEB_IMAGE=
+		variant_tree "$v"
+		mkdir -p "$KDIR"
+		exec 9>"$KDIR/.lock"
+		flock -w 3600 9 || die "$KDIR/.lock held for an hour by another fetch"
+	done
+	deb=$(echo "$KDIR"/deb/*.deb)
+	[ -f "$deb" ] || die "apt-get download gave no single .deb in $KDIR/deb"
+	mkdir -p "$KDIR/root"
+	dpkg-deb -x "$deb" "$KDIR/root" || die "cannot unpack $deb"
+	rel=$(ls "$KDIR/root/lib/modules")
+	[ -n "$rel" ] && [ "$(wc -l <<<"$rel")" = 1 ] && [ -f "$KDIR/root/boot/vmlinuz-$rel" ] ||
+		die "$deb: no single kernel release with its vmlinuz (lib/modules: $rel)"
+	depmod -b "$KDIR/root" "$rel" || die "depmod failed on $KDIR/root ($rel)"
+	mkdir -p "$dest"
+	cp "$KDIR/root/boot/vmlinuz-$rel" "$dest/boot-image"
+	cp "$KDIR/root/boot/config-$rel" "$dest/config"
+	cp "$KDIR/root/boot/System.map-$rel" "$dest/System.map"
+	echo "$rel" >"$dest/kernel-release"
+	echo "$DEB_IMAGE $DEB_IMAGE_VERSION" >"$dest/package"
+	rm -rf "$KDIR/deb"
+	t1=$(now)
+	echo $((t1 - t0)) >"$dest/build-seconds"
+	touch "$dest/.done"
+	log "kernel $v: $DEB_IMAGE $DEB_IMAGE_VERSION ($rel) fetched and unpacked in $((t1 - t0))s"
+	timing "kernel fetch $v" $((t1 - t0)) "fetched $DEB_IMAGE $DEB_IMAGE_VERSION"
 }
 
 build_kernels() {	# one tree after the other, unpatched before rfcv4 in each
@@ -570,6 +663,65 @@ build_initramfs() {	# arch -> $OUT/initramfs-<arch>.cpio.gz
 	log "initramfs: $img ($(du -h "$img" | cut -f1))"
 }
 
+# debian612's initramfs: the x86_64 one, then a second cpio archive (the
+# kernel unpacks concatenated archives in order) with what Debian's kernel
+# keeps in modules: DEB_MODULES and what modprobe on the host resolves them
+# to (modules.dep, softdeps), decompressed (busybox insmod reads no .ko.xz),
+# in load order in /lib/vmcheck/modules.load for /init; the names that must
+# then be in /sys/module in modules.want; modules.dep for the guest's
+# busybox modprobe; the package's config as /boot/config-<release>, where
+# Debian puts it (its kernel has no /proc/config.gz).
+debian_initramfs() {	# variant -> $OUT/initramfs-<variant>.cpio.gz
+	local v=$1 root=$OUT/initramfs-root-$1 mods rel m out kind p ko
+	local -A seen=()
+	variant_tree "$v"
+	mods=$KDIR/root rel=$(cat "$KDIR/$TREE_STATE/kernel-release")
+	log "initramfs ($v): Debian's modules of $rel"
+	rm -rf "$root"
+	mkdir -p "$root/boot" "$root/lib/vmcheck" "$root/lib/modules/$rel"
+	cp "$KDIR/$TREE_STATE/config" "$root/boot/config-$rel"
+	cp "$mods/lib/modules/$rel"/modules.{order,builtin,builtin.modinfo} "$root/lib/modules/$rel/"
+	: >"$root/lib/vmcheck/modules.load"
+	: >"$root/lib/vmcheck/modules.want"
+	for m in "${DEB_MODULES[@]}"; do
+		out=$(modprobe -d "$mods" -S "$rel" --show-depends "$m") ||
+			die "$DEB_IMAGE has no module $m"
+		while read -r kind p _; do
+			[ "$kind" = builtin ] && continue
+			[ "$kind" = insmod ] || die "modprobe --show-depends $m: '$kind $p'"
+			p=${p#"$mods"}
+			[ -n "${seen[$p]:-}" ] && continue
+			seen[$p]=1
+			ko=${p%.xz}
+			mkdir -p "$root$(dirname "$ko")"
+			case "$p" in
+			*.ko.xz) xz -dc "$mods$p" >"$root$ko" || die "cannot decompress $mods$p" ;;
+			*.ko) cp "$mods$p" "$root$ko" ;;
+			*) die "$p: a module compression this script does not know" ;;
+			esac
+			echo "$ko" >>"$root/lib/vmcheck/modules.load"
+		done <<<"$out"
+		# not built in: it must be loaded
+		[ "$(tail -n1 <<<"$out" | cut -d' ' -f1)" = insmod ] &&
+			echo "${m//-/_}" >>"$root/lib/vmcheck/modules.want"
+	done
+	depmod -b "$root" "$rel" || die "depmod failed on $root"
+	(cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 \
+		>"$OUT/initramfs-$v.modules.cpio.gz"
+	cat "$OUT/initramfs-x86_64.cpio.gz" "$OUT/initramfs-$v.modules.cpio.gz" \
+		>"$OUT/initramfs-$v.cpio.gz"
+	log "initramfs: $OUT/initramfs-$v.cpio.gz ($(wc -l <"$root/lib/vmcheck/modules.load") modules," \
+		"$(du -h "$OUT/initramfs-$v.modules.cpio.gz" | cut -f1) on top of x86_64's)"
+}
+
+initramfs_of() {	# variant (variant_tree done): the initramfs it boots
+	if [ "$TREE_KIND" = debian ]; then
+		echo "$OUT/initramfs-$1.cpio.gz"
+	else
+		echo "$OUT/initramfs-$ARCH_NAME.cpio.gz"
+	fi
+}
+
 # ---------------------------------------------------------------- boot
 boot_variant() {	# variant -> console log in $OUT/<variant>.console.log
 	local v=$1 clog=$OUT/$1.console.log pid t0 t_init="" rc=0 done_at=""
@@ -590,7 +742,7 @@ boot_variant() {	# variant -> console log in $OUT/<variant>.console.log
 	esac
 	timeout -k 10 "$VM_TIMEOUT" "${qemu[@]}" \
 		-m "$VM_MEM" -smp 1 -nographic -no-reboot \
-		-kernel "$KDIR/$TREE_STATE/boot-image" -initrd "$OUT/initramfs-$ARCH_NAME.cpio.gz" \
+		-kernel "$KDIR/$TREE_STATE/boot-image" -initrd "$(initramfs_of "$v")" \
 		</dev/null >"$clog" 2>&1 &
 	pid=$!
 	# qemu normally exits through ACPI poweroff; if the guest printed
@@ -988,6 +1140,13 @@ main() {
 			break
 		done
 	done
+	[ "${VM_RECHECK:-0}" = 1 ] || for v in $VM_KERNELS; do
+		variant_tree "$v"
+		[ "$TREE_KIND" = debian ] || continue
+		t0=$(now)
+		debian_initramfs "$v"
+		timing "initramfs $v" $(($(now) - t0)) "x86_64's, Debian's modules"
+	done
 	declare -gA BOOT_SECONDS TOTAL_SECONDS QEMU_RC
 	if [ "${VM_RECHECK:-0}" = 1 ]; then	# the host's checks on kept console logs
 		for v in $VM_KERNELS; do
@@ -1000,8 +1159,14 @@ main() {
 	echo "== iomapdirty kernel lab =="
 	for v in $VM_KERNELS; do
 		variant_tree "$v"
-		echo "-- $v: build $(cat "$KDIR/$TREE_STATE/build-seconds")s (when it was built)," \
-			"boot to /init ${BOOT_SECONDS[$v]}s, whole run ${TOTAL_SECONDS[$v]}s," \
+		if [ "$TREE_KIND" = debian ]; then
+			printf -- '-- %s: %s, fetched in %ss,' "$v" "$(cat "$KDIR/$TREE_STATE/package")" \
+				"$(cat "$KDIR/$TREE_STATE/build-seconds")"
+		else
+			printf -- '-- %s: build %ss (when it was built),' "$v" \
+				"$(cat "$KDIR/$TREE_STATE/build-seconds")"
+		fi
+		echo " boot to /init ${BOOT_SECONDS[$v]}s, whole run ${TOTAL_SECONDS[$v]}s," \
 			"console $OUT/$v.console.log"
 		grep -E '^VMRESULT ' "$OUT/$v.console.log" || true
 		check_variant "$v"

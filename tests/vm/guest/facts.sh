@@ -5,7 +5,7 @@ T=/sys/kernel/tracing
 
 echo "VMFACT variant $VMCHECK_VARIANT (patch $VM_PATCH, source $VM_SERIES, $(uname -m), page $(vm_page_size))"
 echo "VMFACT uname $(uname -r)"
-zcat /proc/config.gz 2>/dev/null |
+vm_kconfig 2>/dev/null |
 	grep -E '^CONFIG_(BPF_JIT|BPF_JIT_ALWAYS_ON|DEBUG_INFO_BTF|KPROBES|FPROBE|FUNCTION_TRACER|DYNAMIC_FTRACE_WITH_DIRECT_CALLS|NET)=' |
 	sed 's/^/VMFACT config /'
 grep -E 'iomap_(write_end|writepage_map|do_writepage|add_to_ioend|dirty_folio|iop_set_range)' /proc/kallsyms |
@@ -98,7 +98,7 @@ wb_hits_ok() {
 	*) test "$h" -ge 1 2>/dev/null && test "$h" -le 20 ;;
 	esac
 }
-if zcat /proc/config.gz | grep -q '^CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS=y'; then
+if vm_kconfig | grep -q '^CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS=y'; then
 	FENTRY_HITS=20
 else
 	FENTRY_HITS=-

@@ -18,5 +18,14 @@ rfcv4 | ppc-rfcv4) VM_PATCH=rfcv4 VM_SERIES=6.1 VM_TRACKING=yes ;;
 debian612) VM_PATCH=unpatched VM_SERIES=6.12 VM_TRACKING=yes ;;
 *) VM_PATCH=unknown VM_SERIES=unknown VM_TRACKING=unknown ;;
 esac
+# the running kernel's config: /proc/config.gz (the lab's builds, IKCONFIG),
+# else where Debian keeps it (its binary kernel, debian612)
+vm_kconfig() {
+	if [ -r /proc/config.gz ]; then
+		zcat /proc/config.gz
+	else
+		cat "/boot/config-$(uname -r)"
+	fi
+}
 # the base page size, from the kernel (busybox has no getconf)
 vm_page_size() { awk '/^KernelPageSize:/ { print $2 * 1024; exit }' /proc/self/smaps; }

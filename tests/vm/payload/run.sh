@@ -242,6 +242,40 @@ check_plan() {
 	esac
 }
 
+# ------------------------------------------------------- cgroup attribution
+# Whether writers' cgroups can be known, from the kernel's config, not from
+# the tool: without CONFIG_CGROUPS (the lab's 6.1 builds) BPF programs have
+# no cgroup helpers. The tool must say so (probes, the plan in JSON) and
+# run must not pass every process's writes off as CMD's: exit 3, naming
+# --all. The run files below are then made with --all and must say so.
+RUN_SCOPE="" RUN_SCOPE_WANT=cgroup WRITER_CGROUP_WANT='["number"]'
+cgroup_scope() {
+	want=unavailable
+	vm_kconfig | grep -q '^CONFIG_CGROUPS=y' && want=available
+	check cgroup_attribution $want "$(jqm -r .plan.cgroup_attribution $W/plan.json)" \
+		"probes --json: the plan's cgroup_attribution"
+	iomapdirty probes >$W/probes.out 2>&1
+	vmtest_check cgroup_attribution_text "no 'cgroup attribution: $want' in probes" \
+		grep -q "^cgroup attribution: $want" $W/probes.out
+	[ $want = available ] && return
+	RUN_SCOPE=--all RUN_SCOPE_WANT=all WRITER_CGROUP_WANT='["null"]'
+	check cgroup_attribution_why string "$(jqm -r '.plan.cgroup_attribution_why | type' $W/plan.json)"
+	iomapdirty run -q --mount $MNT -- true >$W/run-refused.out 2>&1
+	rc=$?
+	cat $W/run-refused.out
+	check run_not_exact_exit 3 $rc "run without --all where writers' cgroups are unknown"
+	vmtest_check run_not_exact_reason "no 'cannot tell CMD's writes ... --all' on stderr" \
+		grep -q "cannot tell CMD's writes.*--all" $W/run-refused.out
+}
+
+# run file RUNFILE, check NAME: whose writes it says it counts, the writers' cgroup ids
+check_scope() {
+	check "$2.scope" $RUN_SCOPE_WANT "$(jqm -r .scope.counts $1)" "the run file's scope.counts"
+	check "$2.writer_cgroup_id" "$WRITER_CGROUP_WANT" \
+		"$(jqm -c '[.files[].writer.cgroup_id | type] | unique' $1)" \
+		"files[].writer.cgroup_id: null where the kernel cannot tell"
+}
+
 # ------------------------------------------------------------ the scenarios
 ACCOUNTING=full	# hist's level in measured(); always_on() sets always-on
 # The workload's figures: from the measured folio layout when it was probed.
@@ -466,7 +500,8 @@ verify() {
 # not measure must be null, never 0: the lists are docs/json-schema.md's.
 AO_MODES="tracepoint raw_tp auto"
 AO_NULL="app_dirty_blocks app_dirty_bytes other_dirty_blocks other_dirty_folios
-	whole_folio_dirty_events unexplained_blocks block_rounding"
+	whole_folio_dirty_events unexplained_blocks block_rounding
+	preattach_folios preattach_checked_blocks preattach_violation_blocks"
 # without a dirty bitmap (no per-block tracking: unpatched 6.1) also what
 # needs one
 AO_NULL_NO_BITMAP="dirty_blocks dirty_bytes folios_no_dirty_seen unseen_submitted_blocks
@@ -682,12 +717,13 @@ runfile_scatter() {
 	sync
 	trace_start
 	# -q: no text summary on stdout, which the workload's figures go to
-	timeout $RUN_TIMEOUT iomapdirty run -q --mount $MNT --json $rf -- \
+	timeout $RUN_TIMEOUT iomapdirty run -q $RUN_SCOPE --mount $MNT --json $rf -- \
 		workload scatter $f --count $NWRITES --len $WLEN --stride $STRIDE_ALIGNED >$W/exp.json
 	rc=$?
 	trace_stop $W/blk.trace
 	check "$n.exit" 0 $rc "iomapdirty run --json -- workload scatter"
 	[ -s $rf ] || { vmtest_fail "$n.output" "no run file"; return; }
+	check_scope $rf $n
 	load X_ $W/exp.json "$EXP_PICK"
 	load E_ $W/exp.json .
 	load R_ $rf .totals
@@ -838,7 +874,8 @@ fio_seed() {
 	t0=$(now)
 	info "fio: the measured run"
 	rm -f $W/fio.json
-	timeout $RUN_TIMEOUT iomapdirty run --mount $MNT --json $W/run.json --fio-json $W/fio.json -- \
+	timeout $RUN_TIMEOUT iomapdirty run $RUN_SCOPE --mount $MNT --json $W/run.json \
+		--fio-json $W/fio.json -- \
 		fio --directory=$MNT --output-format=json --output=$W/fio.json $job
 	rc=$?
 	t1=$(now)
@@ -846,6 +883,7 @@ fio_seed() {
 	info "fio under iomapdirty run: $(awk -v a=$t0 -v b=$t1 'BEGIN { print b - a }') s"
 	check "$n.exit" 0 $rc "iomapdirty run -- fio"
 	[ -s $W/run.json ] && [ -s $W/fio.json ] || { vmtest_fail "$n.output" "no JSON from the tool or fio"; return; }
+	check_scope $W/run.json $n
 	info "fio: counting the block layer's requests"
 	for f in $MNT/fio-run.*; do file_extents $f; done >$W/extents
 	set -- $(blk_bytes $W/blk.trace $W/extents)
@@ -901,7 +939,7 @@ info "payload: iomapdirty end-to-end, variant $V, uptime $(now) s"
 # Those must be refused (exit 3, with the reason), and auto is then run
 # end to end too: it is the only way the guest mixes mechanisms.
 REFUSED_MODES="" AUTO_WRITE_MECH=fentry
-zcat /proc/config.gz | grep -q '^CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS=y' ||
+vm_kconfig | grep -q '^CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS=y' ||
 	REFUSED_MODES="fentry" AUTO_WRITE_MECH=kprobe
 [ "$(expected_writeback_hook)" = iomap_writepage ] && REFUSED_MODES="fentry kprobe"
 for m in $REFUSED_MODES; do
@@ -910,6 +948,7 @@ done
 [ -n "$REFUSED_MODES" ] && MODES="$MODES auto"
 info "modes to serve: $MODES; to refuse: ${REFUSED_MODES:-none}"
 check_plan
+cgroup_scope
 info "plan checked"
 for m in $REFUSED_MODES; do
 	# this guest cannot serve the mode: exit 3 (unsupported) and the reason
