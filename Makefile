@@ -37,7 +37,8 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/
 
 .DELETE_ON_ERROR:
 .PHONY: all clean check unit unit-bins e2e-bins demo deps vmcheck vmcheck-all static \
-	static-ppc64le mutants asan fuzz fuzz-bins install uninstall print-vmcheck-kernels
+	static-ppc64le mutants asan fuzz fuzz-bins install uninstall print-vmcheck-kernels \
+	vmcheck-guests
 # BIN: where the binary is linked (debian/rules puts it in .output/, so a
 # package build writes nothing into the tree outside .output and debian/).
 BIN ?= iomapdirty
@@ -228,6 +229,11 @@ VMCHECK_KERNELS ?= $(VMCHECK_ALL)
 vmcheck: deps
 	$(Q)scripts/install-deps.sh --lab
 	$(Q)$(MAKE) -s all static static-ppc64le
+	$(Q)$(MAKE) -s vmcheck-guests
+
+# the lab alone, its packages and binaries already there (.ci/run runs it
+# beside make check, nice 19)
+vmcheck-guests:
 	$(Q)VM_KERNELS="$(VMCHECK_KERNELS)" VM_PAYLOAD_DIR=tests/vm/payload \
 		VM_PAYLOAD_EXTRA="iomapdirty.static tests/e2e/workload.static jq examples/seed-randwrite.fio sfdisk dmsetup" \
 		VM_PAYLOAD_EXTRA_PPC64LE="$(PPC64LE_OUTPUT)/iomapdirty.static $(PPC64LE_OUTPUT)/workload.static examples/seed-randwrite.fio" \
