@@ -21,7 +21,7 @@ source tests/lib/host_profile.sh || { echo "FAIL host profile"; exit 1; }
 declare -A MIN_CHECKS=(
 	[unit]=1972 [bpf-object]=34 [e2e]=3157 [e2e-always-on]=703 [truth]=225 [cli]=1034
 	[exporter-web]=56 [exporter-soak]=20 [exporter-cgroup]=42 [package]=62
-	[exporter-systemd]=36
+	[exporter-systemd]=39
 )
 
 # Wall time of every suite: a table at the end, and lines for .ci/run's

@@ -121,6 +121,11 @@ links_up=$("$top/tests/lib/links.sh" count 2>/dev/null)
 check systemd.ready_when_active 200 "$ready"
 check systemd.attached_when_active yes "$( ((links_up > links_before)) && echo yes || echo no)"
 main=$(show MainPID)
+# no ExecReload (nothing to reload): refused, the same process serving on
+ns systemctl reload "$unit" 2>"$work/reload.err"
+check_match systemd.unit.reload_refused '^[1-9]' "$?"
+check_match systemd.unit.reload_not_applicable "not applicable" "$(cat "$work/reload.err")"
+check systemd.unit.active_after_reload "active $main" "$(ns systemctl is-active "$unit") $(show MainPID)"
 st=$(ns cat "/proc/$main/status")
 check systemd.main.uid_0 "0" "$(awk '/^Uid:/ { print $2 }' <<<"$st")"
 # the bounding set: CAP_BPF (39), CAP_PERFMON (38), CAP_SETUID, CAP_SETGID
