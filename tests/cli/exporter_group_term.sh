@@ -5,7 +5,7 @@
 # may end first. That is a clean stop: exit 0 and the closing line, not
 # exit 6 "the HTTP server process ended" (the unit ended failed at every
 # systemctl stop). The HTTP process ending on its own, with no SIGTERM to
-# the main process, stays an error (exit 6).
+# the main process, stays an error (exit 6). And idle, neither spins.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib.sh
@@ -42,6 +42,15 @@ done
 
 # the HTTP process alone ends (SIGTERM to it only): still a failure
 start alone
+# before that, idle: neither process spins (utime + stime of both over 2 s,
+# the kernel's count; a sweeper that never slept took 200 ticks)
+ticks() { awk '{ t += $14 + $15 } END { print t }' "/proc/$pid/stat" "/proc/$web/stat"; }
+hz=$(getconf CLK_TCK)
+t0=$(ticks)
+sleep 2
+t1=$(ticks)
+check exporter.group_term.idle_cpu_below_5pct yes \
+	"$( ((t1 - t0 < hz / 10)) && echo yes || echo "no: $((t1 - t0)) ticks in 2 s")"
 kill -TERM "$web"
 bounded_wait "$pid" 30
 check exporter.group_term.web_alone.exit 6 "$?"
