@@ -19,6 +19,7 @@
 #include <pwd.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -371,10 +372,46 @@ static void fill_prom_ctx(struct exporter *x)
 	};
 }
 
+/* SIGTERM or SIGINT taken: logged, true. SIGHUP: logged, false. */
+static bool stop_signal(int sig, const siginfo_t *si)
+{
+	if (sig == SIGHUP)
+		log_msg(LOG_LVL_INFO, "SIGHUP from pid %d: nothing to reload, still "
+			"serving", si->si_pid);
+	if (sig != SIGTERM && sig != SIGINT)
+		return false;
+	log_msg(LOG_LVL_INFO, "%s from pid %d: stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT",
+		si->si_pid);
+	return true;
+}
+
+/*
+ * The HTTP process ended. A stop of the whole process group (systemd's
+ * KillMode=control-group, a container's init, kill -TERM -PGID) gives it
+ * SIGTERM too, and it may end before we see ours, or a supervisor may
+ * signal it first: a stop signal within a second makes it a clean stop.
+ * Without one, it died on its own: an error.
+ */
+static int web_child_ended(struct privsep *ps, const sigset_t *sigs)
+{
+	struct timespec grace = { .tv_sec = 1 };
+	siginfo_t si;
+	int sig;
+
+	do
+		sig = sigtimedwait(sigs, &si, &grace);
+	while (sig == SIGHUP);
+	if (stop_signal(sig, &si))
+		return EXIT_OK;
+	log_msg(LOG_LVL_ERROR, "the HTTP server process (pid %d) ended or broke the protocol: "
+		"stopping", ps->child);
+	return EXIT_RUNTIME;
+}
+
 /*
  * Until SIGTERM or SIGINT (blocked in every thread): answers the HTTP
  * child's requests and flushes every second. EXIT_OK, or EXIT_RUNTIME
- * when the child is gone.
+ * when the child is gone on its own.
  */
 static int serve_until_stop(struct exporter *x, struct privsep *ps, const sigset_t *sigs)
 {
@@ -383,21 +420,11 @@ static int serve_until_stop(struct exporter *x, struct privsep *ps, const sigset
 	for (;;) {
 		struct timespec now = { 0 };
 		siginfo_t si;
-		int sig = sigtimedwait(sigs, &si, &now);
 
-		if (sig == SIGHUP)
-			log_msg(LOG_LVL_INFO, "SIGHUP from pid %d: nothing to reload, still "
-				"serving", si.si_pid);
-		if (sig == SIGTERM || sig == SIGINT) {
-			log_msg(LOG_LVL_INFO, "%s from pid %d: stopping",
-				sig == SIGTERM ? "SIGTERM" : "SIGINT", si.si_pid);
+		if (stop_signal(sigtimedwait(sigs, &si, &now), &si))
 			return EXIT_OK;
-		}
-		if (privsep_serve(ps, 200, metrics_body, x)) {
-			log_msg(LOG_LVL_ERROR, "the HTTP server process (pid %d) ended or "
-				"broke the protocol: stopping", ps->child);
-			return EXIT_RUNTIME;
-		}
+		if (privsep_serve(ps, 200, metrics_body, x))
+			return web_child_ended(ps, sigs);
 		if (mono_ns() - flushed >= 1000000000ull) {
 			pthread_mutex_lock(&x->lock);
 			engine_flush(&x->s->engine, ENGINE_FLUSH_IDLE_NS);

@@ -314,6 +314,7 @@ static struct MHD_Daemon *start_daemon(struct http_server *h)
 struct http_server *http_start(const struct http_opts *o, char *err, size_t len)
 {
 	struct http_server *h = calloc(1, sizeof(*h));
+	pthread_condattr_t ca;
 
 	if (!h || !(h->conns = conns_new(&o->limits))) {
 		snprintf(err, len, "out of memory");
@@ -321,7 +322,11 @@ struct http_server *http_start(const struct http_opts *o, char *err, size_t len)
 	}
 	h->o = *o;
 	pthread_mutex_init(&h->stop_lock, NULL);
-	pthread_cond_init(&h->stop_cond, NULL);
+	/* the sweeper's deadline is CLOCK_MONOTONIC: the condition's clock too */
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&h->stop_cond, &ca);
+	pthread_condattr_destroy(&ca);
 	if (o->wc && o->wc->cert_pem && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
 		snprintf(err, len, "this libmicrohttpd was built without TLS (GnuTLS)");
 		goto fail;

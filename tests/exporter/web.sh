@@ -28,6 +28,15 @@ exp_stop_pid() {
 	fi
 }
 
+# cpu_ticks PID...: their CPU time (utime + stime, all threads), in ticks
+cpu_ticks() {
+	local p t=0
+	for p in "$@"; do
+		t=$((t + $(awk '{ print $14 + $15 }' "/proc/$p/stat")))
+	done
+	echo "$t"
+}
+
 # metric NAME_AND_LABELS FILE: the value of that exact series
 metric() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
 
@@ -213,6 +222,16 @@ if HTTP_SERVE_PRIVSEP=1 exp_start privsep "$SERVE" "$port" 10 512 16; then
 	check web.privsep.body_from_parent 1 "$(metric http_serve_body "$work/privsep.metrics")"
 	check web.privsep.ready 200 "$(curl -s --max-time 2 -o /dev/null -w '%{http_code}' \
 		"http://127.0.0.1:$port/-/ready")"
+	# idle, neither process spins: CPU time (utime + stime, clock ticks)
+	# over 2 s of no request, the kernel's count. A sweeper that waited on
+	# a CLOCK_REALTIME condition with a CLOCK_MONOTONIC deadline never
+	# slept: the child took a whole core (200 ticks in 2 s) for ever.
+	hz=$(getconf CLK_TCK)
+	t0=$(cpu_ticks "$child" "$parent")
+	sleep 2
+	t1=$(cpu_ticks "$child" "$parent")
+	check web.privsep.idle_cpu_below_5pct yes \
+		"$( (( t1 - t0 < hz / 10 )) && echo yes || echo "no: $((t1 - t0)) ticks in 2 s")"
 	exp_stop_pid "$parent"
 	check web.privsep.stop "exit 0" "$STOPPED"
 	check web.privsep.child_gone_with_parent no "$(kill -0 "$child" 2>/dev/null && echo yes || echo no)"
