@@ -121,6 +121,7 @@ static int run_probes(struct session *unused, void *args)
 		return ret;
 	if (a->dump_facts) {
 		facts_write(&facts, stdout);
+		facts_release(&facts);
 		return EXIT_OK;
 	}
 	plan_build(&facts, a->mode, &plan);
