@@ -17,6 +17,7 @@
 #include "exitcodes.h"
 #include "report.h"
 #include "sampler.h"
+#include "top_group.h"
 #include "top_view.h"
 #include "unwatched.h"
 
@@ -31,16 +32,20 @@ struct top_args {
 	bool cumulative;
 	bool reverse;
 	int sort;
+	int group_by;		/* enum top_group_by */
 };
 
-enum { OPT_JSON = 0x500 };
+enum { OPT_JSON = 0x500, OPT_GROUP };
 
 static const struct argp_option top_options[] = {
 	{ "batch", 'b', NULL, 0, "Batch mode: print reports instead of a live screen "
 	  "(the default when stdout is not a terminal)", 0 },
 	{ "json", OPT_JSON, NULL, 0, "JSON Lines output (schema iomapdirty/1); implies -b", 0 },
 	{ "sort", 's', "COLUMN", 0, "Sort by COLUMN: path, dev, app, dirty, wb, folios, "
-	  "round, amp, maxfolio (default wb)", 0 },
+	  "round, amp, maxfolio, comm, cgroup (default wb)", 0 },
+	{ "group", OPT_GROUP, "BY", 0, "Also one row per writer: BY cgroup or comm, "
+	  "summing the files it first wrote (batch: a table after the files', JSON: "
+	  "\"groups\")", 0 },
 	{ "cumulative", 'C', NULL, 0, "Totals since attach instead of per interval", 0 },
 	{ "reverse", 'r', NULL, 0, "Reverse the order (default: numbers largest first, "
 	  "path and dev A to Z)", 0 },
@@ -67,6 +72,11 @@ static error_t top_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--sort: unknown column '%s'; columns are: %s",
 				   arg, list);
 		}
+		break;
+	case OPT_GROUP:
+		a->group_by = top_group_parse(arg);
+		if (a->group_by < 0)
+			argp_error(state, "--group: '%s' is neither cgroup nor comm", arg);
 		break;
 	case 'C':
 		a->cumulative = true;
@@ -135,8 +145,10 @@ static int top_rebuild(struct top *t)
 
 	if (!ret)
 		ret = view_build(&t->v, &t->s->engine, &d, t->cumulative);
-	if (!ret)
-		top_sort(t->v.rows, t->v.nrows, t->sort, t->reverse);
+	if (!ret) {
+		t->v.group_by = t->a->group_by;
+		ret = top_view_order(&t->v, t->sort, t->reverse);
+	}
 	return ret;
 }
 
@@ -202,7 +214,11 @@ static int run_batch(struct top *t)
 		snapshot_free(&d);
 		return EXIT_RUNTIME;
 	}
-	top_sort(sum.rows, sum.nrows, t->sort, t->reverse);
+	sum.group_by = a->group_by;
+	if (top_view_order(&sum, t->sort, t->reverse)) {
+		top_view_free(&sum);
+		return EXIT_RUNTIME;
+	}
 	if (a->json)
 		top_print_json(stdout, "summary", 0, a->sampling.interval, &sum,
 			       t->sort, t->reverse, &t->s->plan);
@@ -480,7 +496,10 @@ static int run_interactive(struct top *t)
 			break;
 		}
 		rebuild = false;
-		top_sort(t->v.rows, t->v.nrows, t->sort, t->reverse);
+		if (top_view_order(&t->v, t->sort, t->reverse)) {
+			ret = EXIT_RUNTIME;
+			break;
+		}
 		draw(t, header, &scroll);
 	}
 	endwin();
