@@ -23,8 +23,8 @@ const struct top_col_info top_cols[TOP_NR_COLS] = {
 	[TOP_COL_ROUND]    = { "round",    "ROUND",    'R', false, 7 },
 	[TOP_COL_AMP]      = { "amp",      "AMP",      'A', false, 7 },
 	[TOP_COL_MAXFOLIO] = { "maxfolio", "MAXFOLIO", 'm', false, 8 },
-	[TOP_COL_COMM]     = { "comm",     "COMM",     'o', true,  15 },
-	[TOP_COL_CGROUP]   = { "cgroup",   "CGROUP",   'g', true,  20 },
+	[TOP_COL_COMM]     = { "comm",     "COMM",     'o', true,  12 },
+	[TOP_COL_CGROUP]   = { "cgroup",   "CGROUP",   'g', true,  16 },
 };
 
 int top_col_parse(const char *name)
@@ -327,6 +327,11 @@ void top_layout_fixed(struct top_layout *l, int cols)
 		l->width[c] = top_cols[c].width;
 	for (int c = TOP_COL_PATH + 1; c < TOP_NR_COLS; c++)
 		rest -= l->width[c] + 1;
+	/* a narrow screen (80 columns) drops CGROUP, then COMM, before the figures */
+	for (int c = TOP_COL_CGROUP; c >= TOP_COL_COMM && rest < l->width[TOP_COL_PATH]; c--) {
+		rest += l->width[c] + 1;
+		l->width[c] = 0;
+	}
 	if (rest > l->width[TOP_COL_PATH])
 		l->width[TOP_COL_PATH] = rest;
 }
@@ -362,7 +367,7 @@ int top_col_offset(const struct top_layout *l, enum top_col c)
 	int off = 0;
 
 	for (int i = 0; i < (int)c && i < TOP_NR_COLS; i++)
-		off += l->width[i] + 1;
+		off += l->width[i] ? l->width[i] + 1 : 0;	/* 0: dropped */
 	return off;
 }
 
@@ -379,6 +384,8 @@ void top_fmt_line(const struct top_layout *l, const struct top_row *r,
 
 	buf[0] = '\0';
 	for (int c = 0; c < TOP_NR_COLS && n < len; c++) {
+		if (c && !l->width[c])
+			continue;	/* dropped: the screen is too narrow */
 		if (r)
 			top_fmt_cell(r, c, l->human, cell, sizeof(cell));
 		else
