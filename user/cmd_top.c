@@ -304,10 +304,11 @@ static void put_wrapped(int *y, const char *s, int maxl)
 static void draw(struct top *t, const char *header, int *scroll)
 {
 	const struct top_view *v = &t->v;
+	const struct top_row *rows = v->rows;
 	struct top_layout l;
 	char line[TOP_PATH_LEN + 512], iv[96];
 	const char *p, *nl;
-	int y = 0, body, x, w;
+	int y = 0, body, x, w, nrows = v->nrows;
 	time_t now = time(NULL);
 	struct tm tm;
 
@@ -351,6 +352,15 @@ static void draw(struct top *t, const char *header, int *scroll)
 		snprintf(line, sizeof(line), "%d file%s   sort: %s %s", v->nrows,
 			 v->nrows == 1 ? "" : "s", top_cols[t->sort].title, order_name(t));
 	put_line(&y, 0, line);
+	if (v->group_by) {
+		/* --group: the table shows one row per writer, named in PATH */
+		snprintf(line, sizeof(line), "%d writer %s%s (rows: PATH is the %s)",
+			 v->ngroups, top_group_names[v->group_by], v->ngroups == 1 ? "" : "s",
+			 top_group_names[v->group_by]);
+		put_line(&y, 0, line);
+		rows = v->groups;
+		nrows = v->ngroups;
+	}
 	y++;
 
 	top_layout_fixed(&l, COLS);
@@ -366,12 +376,12 @@ static void draw(struct top *t, const char *header, int *scroll)
 	body = LINES - y - 1;
 	if (body < 0)
 		body = 0;
-	if (*scroll > v->nrows - body)
-		*scroll = v->nrows - body;
+	if (*scroll > nrows - body)
+		*scroll = nrows - body;
 	if (*scroll < 0)
 		*scroll = 0;
-	for (int i = *scroll; i < v->nrows && y < LINES - 1; i++) {
-		top_fmt_line(&l, &v->rows[i], line, sizeof(line));
+	for (int i = *scroll; i < nrows && y < LINES - 1; i++) {
+		top_fmt_line(&l, &rows[i], line, sizeof(line));
 		put_line(&y, 0, line);
 	}
 	if (!v->valid && y < LINES - 1)
@@ -379,8 +389,8 @@ static void draw(struct top *t, const char *header, int *scroll)
 	if (LINES > 1) {
 		y = LINES - 1;
 		snprintf(line, sizeof(line), "q quit  < > s column  r reverse  "
-			 "c cumulative  1-9 pDadwfRAm pick  arrows scroll%s",
-			 v->nrows > *scroll + body ? "  (more below)" : "");
+			 "c cumulative  1-9 pDadwfRAmog pick  arrows scroll%s",
+			 nrows > *scroll + body ? "  (more below)" : "");
 		put_line(&y, A_DIM, line);
 	}
 	refresh();

@@ -235,7 +235,10 @@ void top_fmt_cell(const struct top_row *r, enum top_col c, bool human,
 		top_fmt_path(r, buf, len);
 		break;
 	case TOP_COL_DEV:
-		kdev_name(r->key.dev, buf, len);
+		if (r->nfiles)
+			snprintf(buf, len, "-");	/* a group: its files' devices */
+		else
+			kdev_name(r->key.dev, buf, len);
 		break;
 	case TOP_COL_APP:
 		top_fmt_bytes(s->app_bytes, human, buf, len);
