@@ -582,8 +582,10 @@ const struct command top_command = {
 	"(bytes dirtied), WB (bytes written back), FOLIOS (folios written "
 	"back), ROUND (block rounding = app_dirty_bytes / app_bytes), AMP "
 	"(folio amplification = submitted blocks of seen folios / dirty "
-	"blocks), MAXFOLIO (largest folio). Keys: q quit, < > s move the sort "
-	"column, r reverse, c cumulative, 1-9 or p D a d w f R A m pick a "
+	"blocks), MAXFOLIO (largest folio), COMM and CGROUP (the file's first "
+	"writer: its command; its container, unit or cgroup path). Keys: q quit, "
+	"< > s move the sort column, r reverse, c cumulative, 1-9 or "
+	"p D a d w f R A m o g pick a "
 	"column, arrows scroll.",
 	.argp = &top_argp,
 	.args = &top_args,

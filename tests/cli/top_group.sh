@@ -12,18 +12,11 @@ source "$here/lib.sh"
 # shellcheck source=../lib/xfsloop.sh
 source "$here/../lib/xfsloop.sh"
 work=$(mktemp -d /tmp/cli_top_group.XXXXXX)
-root=$(awk '{ for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") { print $5; exit } break } }' /proc/self/mountinfo)
+root=$(cgroup2_root)
 cga=$root/wt-top-a.$$ cgb=$root/wt-top-b.$$
-pids=()
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
-	sleep 0.2
-	rmdir "$cga" "$cgb" 2>/dev/null
-	xfsloop_cleanup_all
-	rm -rf "$work"
-}
-trap cleanup EXIT
+CG_DIRS=("$cga" "$cgb")
+CG_WORK=$work
+trap cgroup_test_cleanup EXIT
 
 if [[ -z $root ]]; then
 	echo "SKIP top_group: no cgroup v2 hierarchy on this host"
@@ -43,7 +36,7 @@ writer() {
 	bash -c 'echo $$ >"$1/cgroup.procs" && read -r _ <"$2" &&
 		while read -r -a w; do "$3" "${w[@]}" || exit; done <"$4"' \
 		_ "$1" "$2" "$WORKLOAD" "$3" &
-	pids+=("$!")
+	CG_PIDS+=("$!")
 }
 printf '%s\n' "scatter $m/a1 --count 30 --len 300 --stride 9000" \
 	"scatter $m/a2 --count 12 --len 5000 --stride 20000" >"$work/a.cmds"
@@ -58,7 +51,7 @@ for out in json text; do
 	[[ $out == json ]] && args=(--json)
 	if start_tool "$work/$out" "$work/$out.err" top "${args[@]}" --shared --mode tracepoint \
 		--mount "$m" -i 1 --group cgroup; then
-		pids+=("$TOOL_PID")
+		CG_PIDS+=("$TOOL_PID")
 		eval "tool_$out=$TOOL_PID"
 		pass "top_group.$out.ready"
 	else
