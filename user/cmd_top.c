@@ -17,6 +17,7 @@
 #include "exitcodes.h"
 #include "report.h"
 #include "sampler.h"
+#include "top_group.h"
 #include "top_view.h"
 #include "unwatched.h"
 
@@ -31,16 +32,20 @@ struct top_args {
 	bool cumulative;
 	bool reverse;
 	int sort;
+	int group_by;		/* enum top_group_by */
 };
 
-enum { OPT_JSON = 0x500 };
+enum { OPT_JSON = 0x500, OPT_GROUP };
 
 static const struct argp_option top_options[] = {
 	{ "batch", 'b', NULL, 0, "Batch mode: print reports instead of a live screen "
 	  "(the default when stdout is not a terminal)", 0 },
 	{ "json", OPT_JSON, NULL, 0, "JSON Lines output (schema iomapdirty/1); implies -b", 0 },
 	{ "sort", 's', "COLUMN", 0, "Sort by COLUMN: path, dev, app, dirty, wb, folios, "
-	  "round, amp, maxfolio (default wb)", 0 },
+	  "round, amp, maxfolio, comm, cgroup (default wb)", 0 },
+	{ "group", OPT_GROUP, "BY", 0, "Also one row per writer: BY cgroup or comm, "
+	  "summing the files it first wrote (batch: a table after the files', JSON: "
+	  "\"groups\")", 0 },
 	{ "cumulative", 'C', NULL, 0, "Totals since attach instead of per interval", 0 },
 	{ "reverse", 'r', NULL, 0, "Reverse the order (default: numbers largest first, "
 	  "path and dev A to Z)", 0 },
@@ -67,6 +72,11 @@ static error_t top_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--sort: unknown column '%s'; columns are: %s",
 				   arg, list);
 		}
+		break;
+	case OPT_GROUP:
+		a->group_by = top_group_parse(arg);
+		if (a->group_by < 0)
+			argp_error(state, "--group: '%s' is neither cgroup nor comm", arg);
 		break;
 	case 'C':
 		a->cumulative = true;
@@ -135,8 +145,10 @@ static int top_rebuild(struct top *t)
 
 	if (!ret)
 		ret = view_build(&t->v, &t->s->engine, &d, t->cumulative);
-	if (!ret)
-		top_sort(t->v.rows, t->v.nrows, t->sort, t->reverse);
+	if (!ret) {
+		t->v.group_by = t->a->group_by;
+		ret = top_view_order(&t->v, t->sort, t->reverse);
+	}
 	return ret;
 }
 
@@ -202,7 +214,11 @@ static int run_batch(struct top *t)
 		snapshot_free(&d);
 		return EXIT_RUNTIME;
 	}
-	top_sort(sum.rows, sum.nrows, t->sort, t->reverse);
+	sum.group_by = a->group_by;
+	if (top_view_order(&sum, t->sort, t->reverse)) {
+		top_view_free(&sum);
+		return EXIT_RUNTIME;
+	}
 	if (a->json)
 		top_print_json(stdout, "summary", 0, a->sampling.interval, &sum,
 			       t->sort, t->reverse, &t->s->plan);
@@ -288,10 +304,11 @@ static void put_wrapped(int *y, const char *s, int maxl)
 static void draw(struct top *t, const char *header, int *scroll)
 {
 	const struct top_view *v = &t->v;
+	const struct top_row *rows = v->rows;
 	struct top_layout l;
 	char line[TOP_PATH_LEN + 512], iv[96];
 	const char *p, *nl;
-	int y = 0, body, x, w;
+	int y = 0, body, x, w, nrows = v->nrows;
 	time_t now = time(NULL);
 	struct tm tm;
 
@@ -335,6 +352,15 @@ static void draw(struct top *t, const char *header, int *scroll)
 		snprintf(line, sizeof(line), "%d file%s   sort: %s %s", v->nrows,
 			 v->nrows == 1 ? "" : "s", top_cols[t->sort].title, order_name(t));
 	put_line(&y, 0, line);
+	if (v->group_by) {
+		/* --group: the table shows one row per writer, named in PATH */
+		snprintf(line, sizeof(line), "%d writer %s%s (rows: PATH is the %s)",
+			 v->ngroups, top_group_names[v->group_by], v->ngroups == 1 ? "" : "s",
+			 top_group_names[v->group_by]);
+		put_line(&y, 0, line);
+		rows = v->groups;
+		nrows = v->ngroups;
+	}
 	y++;
 
 	top_layout_fixed(&l, COLS);
@@ -350,12 +376,12 @@ static void draw(struct top *t, const char *header, int *scroll)
 	body = LINES - y - 1;
 	if (body < 0)
 		body = 0;
-	if (*scroll > v->nrows - body)
-		*scroll = v->nrows - body;
+	if (*scroll > nrows - body)
+		*scroll = nrows - body;
 	if (*scroll < 0)
 		*scroll = 0;
-	for (int i = *scroll; i < v->nrows && y < LINES - 1; i++) {
-		top_fmt_line(&l, &v->rows[i], line, sizeof(line));
+	for (int i = *scroll; i < nrows && y < LINES - 1; i++) {
+		top_fmt_line(&l, &rows[i], line, sizeof(line));
 		put_line(&y, 0, line);
 	}
 	if (!v->valid && y < LINES - 1)
@@ -363,8 +389,8 @@ static void draw(struct top *t, const char *header, int *scroll)
 	if (LINES > 1) {
 		y = LINES - 1;
 		snprintf(line, sizeof(line), "q quit  < > s column  r reverse  "
-			 "c cumulative  1-9 pDadwfRAm pick  arrows scroll%s",
-			 v->nrows > *scroll + body ? "  (more below)" : "");
+			 "c cumulative  1-9 pDadwfRAmog pick  arrows scroll%s",
+			 nrows > *scroll + body ? "  (more below)" : "");
 		put_line(&y, A_DIM, line);
 	}
 	refresh();
@@ -480,7 +506,10 @@ static int run_interactive(struct top *t)
 			break;
 		}
 		rebuild = false;
-		top_sort(t->v.rows, t->v.nrows, t->sort, t->reverse);
+		if (top_view_order(&t->v, t->sort, t->reverse)) {
+			ret = EXIT_RUNTIME;
+			break;
+		}
 		draw(t, header, &scroll);
 	}
 	endwin();
@@ -553,8 +582,10 @@ const struct command top_command = {
 	"(bytes dirtied), WB (bytes written back), FOLIOS (folios written "
 	"back), ROUND (block rounding = app_dirty_bytes / app_bytes), AMP "
 	"(folio amplification = submitted blocks of seen folios / dirty "
-	"blocks), MAXFOLIO (largest folio). Keys: q quit, < > s move the sort "
-	"column, r reverse, c cumulative, 1-9 or p D a d w f R A m pick a "
+	"blocks), MAXFOLIO (largest folio), COMM and CGROUP (the file's first "
+	"writer: its command; its container, unit or cgroup path). Keys: q quit, "
+	"< > s move the sort column, r reverse, c cumulative, 1-9 or "
+	"p D a d w f R A m o g pick a "
 	"column, arrows scroll.",
 	.argp = &top_argp,
 	.args = &top_args,

@@ -9,6 +9,7 @@
 #include "json.h"
 #include "report.h"
 #include "safetext.h"
+#include "top_group.h"
 #include "top_view.h"
 #include "unwatched.h"
 
@@ -22,6 +23,8 @@ const struct top_col_info top_cols[TOP_NR_COLS] = {
 	[TOP_COL_ROUND]    = { "round",    "ROUND",    'R', false, 7 },
 	[TOP_COL_AMP]      = { "amp",      "AMP",      'A', false, 7 },
 	[TOP_COL_MAXFOLIO] = { "maxfolio", "MAXFOLIO", 'm', false, 8 },
+	[TOP_COL_COMM]     = { "comm",     "COMM",     'o', true,  12 },
+	[TOP_COL_CGROUP]   = { "cgroup",   "CGROUP",   'g', true,  16 },
 };
 
 int top_col_parse(const char *name)
@@ -70,11 +73,23 @@ static int ratio_cmp(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
 	return l < r ? -1 : l > r;
 }
 
+static int writer_cmp(const struct top_row *a, const struct top_row *b, enum top_col col)
+{
+	char x[TOP_PATH_LEN], y[TOP_PATH_LEN];
+
+	top_fmt_writer(a, col, false, x, sizeof(x));
+	top_fmt_writer(b, col, false, y, sizeof(y));
+	return strcmp(x, y);
+}
+
 static int key_cmp(const struct top_row *a, const struct top_row *b, enum top_col col)
 {
 	const struct wa_stats *x = &a->s, *y = &b->s;
 
 	switch (col) {
+	case TOP_COL_COMM:
+	case TOP_COL_CGROUP:
+		return writer_cmp(a, b, col);
 	case TOP_COL_PATH:
 		return strcmp(a->path, b->path);
 	case TOP_COL_DEV:
@@ -220,7 +235,10 @@ void top_fmt_cell(const struct top_row *r, enum top_col c, bool human,
 		top_fmt_path(r, buf, len);
 		break;
 	case TOP_COL_DEV:
-		kdev_name(r->key.dev, buf, len);
+		if (r->nfiles)
+			snprintf(buf, len, "-");	/* a group: its files' devices */
+		else
+			kdev_name(r->key.dev, buf, len);
 		break;
 	case TOP_COL_APP:
 		top_fmt_bytes(s->app_bytes, human, buf, len);
@@ -246,9 +264,39 @@ void top_fmt_cell(const struct top_row *r, enum top_col c, bool human,
 	case TOP_COL_MAXFOLIO:
 		top_fmt_bytes(s->max_folio_bytes, human, buf, len);
 		break;
+	case TOP_COL_COMM:
+	case TOP_COL_CGROUP:
+		top_fmt_writer(r, c, false, buf, len);
+		break;
 	default:
 		snprintf(buf, len, "?");
 	}
+}
+
+void top_fmt_writer(const struct top_row *r, enum top_col c, bool by_id, char *buf,
+		    size_t len)
+{
+	const struct writer_info *w = &r->writer;
+	const struct cgroup_names *n = &w->names;
+	char raw[sizeof(w->cgroup) + sizeof(n->runtime)];
+
+	if (!r->writer_known || (c == TOP_COL_COMM && !w->comm[0]) ||
+	    (c == TOP_COL_CGROUP && !w->cgroup_known && !(w->several && !by_id))) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	if (c == TOP_COL_COMM)
+		snprintf(raw, sizeof(raw), "%s", w->comm);
+	else if (w->several && !by_id)
+		snprintf(raw, sizeof(raw), "several");
+	else if (n->container[0])
+		snprintf(raw, sizeof(raw), "%s:%.12s", n->runtime, n->container);
+	else if (n->unit[0])
+		snprintf(raw, sizeof(raw), "%s", n->unit);
+	else
+		snprintf(raw, sizeof(raw), "%s", w->cgroup);
+	/* a command and a cgroup's name are anyone's choice: never raw to a terminal */
+	text_sanitize(raw, buf, len);
 }
 
 void top_fit_left(const char *s, int width, char *buf, size_t len)
@@ -282,8 +330,18 @@ void top_layout_fixed(struct top_layout *l, int cols)
 		l->width[c] = top_cols[c].width;
 	for (int c = TOP_COL_PATH + 1; c < TOP_NR_COLS; c++)
 		rest -= l->width[c] + 1;
+	/* a narrow screen (80 columns) drops CGROUP, then COMM, before the figures */
+	for (int c = TOP_COL_CGROUP; c >= TOP_COL_COMM && rest < l->width[TOP_COL_PATH]; c--) {
+		rest += l->width[c] + 1;
+		l->width[c] = 0;
+	}
 	if (rest > l->width[TOP_COL_PATH])
 		l->width[TOP_COL_PATH] = rest;
+}
+
+static bool col_left(int c)
+{
+	return c == TOP_COL_PATH || c == TOP_COL_COMM || c == TOP_COL_CGROUP;
 }
 
 void top_layout_fit(struct top_layout *l, const struct top_row *rows, int n,
@@ -302,6 +360,8 @@ void top_layout_fit(struct top_layout *l, const struct top_row *rows, int n,
 			if (w > l->width[c])
 				l->width[c] = w;
 		}
+		if (c != TOP_COL_PATH && col_left(c) && l->width[c] > TOP_NAME_MAX)
+			l->width[c] = TOP_NAME_MAX;
 	}
 }
 
@@ -310,7 +370,7 @@ int top_col_offset(const struct top_layout *l, enum top_col c)
 	int off = 0;
 
 	for (int i = 0; i < (int)c && i < TOP_NR_COLS; i++)
-		off += l->width[i] + 1;
+		off += l->width[i] ? l->width[i] + 1 : 0;	/* 0: dropped */
 	return off;
 }
 
@@ -327,13 +387,16 @@ void top_fmt_line(const struct top_layout *l, const struct top_row *r,
 
 	buf[0] = '\0';
 	for (int c = 0; c < TOP_NR_COLS && n < len; c++) {
+		if (c && !l->width[c])
+			continue;	/* dropped: the screen is too narrow */
 		if (r)
 			top_fmt_cell(r, c, l->human, cell, sizeof(cell));
 		else
 			snprintf(cell, sizeof(cell), "%s", top_cols[c].title);
-		if (c == TOP_COL_PATH) {
+		if (col_left(c)) {
+			/* cut names keep their end ("...b/c.dat", "...d.service") */
 			top_fit_left(cell, l->width[c], fit, sizeof(fit));
-			n += snprintf(buf + n, len - n, "%-*s", l->width[c], fit);
+			n += snprintf(buf + n, len - n, "%s%-*s", c ? " " : "", l->width[c], fit);
 		} else {
 			n += snprintf(buf + n, len - n, " %*s", l->width[c], cell);
 		}
@@ -396,6 +459,7 @@ void top_view_free(struct top_view *v)
 {
 	snapshot_free(&v->d);
 	free(v->rows);
+	free(v->groups);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -446,6 +510,8 @@ void top_print_json(FILE *out, const char *type, unsigned long long n,
 		json_object_end(&j);
 	}
 	json_array_end(&j);
+	if (v->group_by)
+		top_groups_json(&j, v->group_by, v->groups, v->ngroups, p);
 	unwatched_json(&j, &v->d, p);
 	report_losses_json(&j, &v->d);
 	json_kv_u64(&j, "lost", snapshot_losses(&v->d));
@@ -478,5 +544,7 @@ void top_print_text(FILE *out, const char *title, const struct top_view *v,
 		top_fmt_line(&l, &v->rows[i], line, sizeof(line));
 		fprintf(out, "%s\n", line);
 	}
+	if (v->group_by)
+		top_print_groups_text(out, v->group_by, v->groups, v->ngroups);
 	fflush(out);
 }

@@ -30,6 +30,8 @@ enum top_col {
 	TOP_COL_ROUND,		/* block rounding */
 	TOP_COL_AMP,		/* folio amplification */
 	TOP_COL_MAXFOLIO,	/* max_folio_bytes */
+	TOP_COL_COMM,		/* the writer's command (top_fmt_writer) */
+	TOP_COL_CGROUP,		/* the writer's unit, container or cgroup path */
 	TOP_NR_COLS,
 };
 
@@ -61,6 +63,8 @@ struct top_row {
 	bool writer_known;
 	struct writer_info writer;	/* the file's first writer (engine_file_writer) */
 	bool partial;		/* evicted before: counted since, not since attach */
+	int nfiles;		/* group rows (top_group.h): files summed */
+	int nseveral;		/* group rows: of them, written by several cgroups */
 };
 
 /*
@@ -94,6 +98,17 @@ void top_fmt_path(const struct top_row *r, char *buf, size_t len);
 /* One cell, as shown. */
 void top_fmt_cell(const struct top_row *r, enum top_col c, bool human,
 		  char *buf, size_t len);
+/*
+ * The COMM and CGROUP cells of a file's writer, sanitized. COMM: the
+ * command, "?" when no writer is known. CGROUP: "several" when writers of
+ * several cgroups wrote the file (unless by_id: the first writer's own
+ * cgroup, as the group view files it), else the container
+ * ("RUNTIME:ID12"), else the systemd unit, else the path relative to the
+ * v2 root; "?" when the cgroup is not known.
+ */
+#define TOP_NAME_MAX	40	/* batch width of COMM and CGROUP: longer is cut */
+void top_fmt_writer(const struct top_row *r, enum top_col c, bool by_id, char *buf,
+		    size_t len);
 /* Keeps the end of s (the file name): "...b/c.dat" in at most width. */
 void top_fit_left(const char *s, int width, char *buf, size_t len);
 
@@ -142,6 +157,9 @@ struct top_view {
 	bool cumulative;
 	bool valid;
 	bool no_round;			/* see top_row */
+	int group_by;			/* enum top_group_by: rows per writer too */
+	struct top_row *groups;		/* top_view_order() builds them */
+	int ngroups;
 };
 void top_view_free(struct top_view *v);
 

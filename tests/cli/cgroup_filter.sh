@@ -12,18 +12,11 @@ source "$here/lib.sh"
 # shellcheck source=../lib/xfsloop.sh
 source "$here/../lib/xfsloop.sh"
 work=$(mktemp -d /tmp/cli_cgroup_filter.XXXXXX)
-root=$(awk '{ for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") { print $5; exit } break } }' /proc/self/mountinfo)
+root=$(cgroup2_root)
 cga=$root/wt-attrib-cgA.$$ cgb=$root/wt-attrib-cgB.$$
-pids=()
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
-	sleep 0.2
-	rmdir "$cga" "$cgb" 2>/dev/null
-	xfsloop_cleanup_all
-	rm -rf "$work"
-}
-trap cleanup EXIT
+CG_DIRS=("$cga" "$cgb")
+CG_WORK=$work
+trap cgroup_test_cleanup EXIT
 
 if [[ -z $root ]]; then
 	echo "SKIP cgroup_filter: no cgroup v2 hierarchy on this host"
@@ -43,7 +36,7 @@ writer() {
 	shift 2
 	bash -c 'echo $$ >"$1/cgroup.procs" && read -r _ <"$2" && shift 2 && exec "$@"' \
 		_ "$cg" "$fifo" "$WORKLOAD" "$@" &
-	pids+=("$!")
+	CG_PIDS+=("$!")
 }
 writer "$cga" "$work/go_a" scatter "$m/a" --count 30 --len 300 --stride 9000 >"$work/a.exp"
 pid_a=$!
@@ -57,7 +50,7 @@ for name in a b; do
 	[[ $name == a ]] && cg=${cg#"$root"}
 	if start_tool "$work/$name.json" "$work/$name.err" hist --json --shared --mode tracepoint \
 		--mount "$m" --cgroup "$cg"; then
-		pids+=("$TOOL_PID")
+		CG_PIDS+=("$TOOL_PID")
 		eval "tool_$name=$TOOL_PID"
 		pass "cgroup_filter.$name.ready"
 	else
@@ -66,7 +59,7 @@ for name in a b; do
 done
 if start_tool "$work/top.json" "$work/top.err" top -b --json --shared --mode tracepoint \
 	--mount "$m" -i 1; then
-	pids+=("$TOOL_PID")
+	CG_PIDS+=("$TOOL_PID")
 	tool_top=$TOOL_PID
 	pass cgroup_filter.top.ready
 else

@@ -67,3 +67,21 @@ cli_finish() {
 	echo "$CLI_PASS passed, $CLI_FAIL failed"
 	[[ $CLI_FAIL -eq 0 ]]
 }
+
+# The cgroup v2 hierarchy's mount point, from /proc/self/mountinfo ("" if none)
+cgroup2_root() {
+	awk '{ for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") { print $5; exit } break } }' /proc/self/mountinfo
+}
+
+# For tests of writers in cgroups made here: kills CG_PIDS, removes the
+# cgroups CG_DIRS, the loop filesystems and the folder CG_WORK.
+CG_PIDS=()
+CG_DIRS=()
+cgroup_test_cleanup() {
+	local p
+	for p in "${CG_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	sleep 0.2
+	for p in "${CG_DIRS[@]}"; do rmdir "$p" 2>/dev/null; done
+	xfsloop_cleanup_all
+	[[ -n ${CG_WORK:-} ]] && rm -rf "$CG_WORK"
+}

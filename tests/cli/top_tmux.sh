@@ -394,7 +394,7 @@ summary=$(sed -n '/^=== summary ===$/,$p' "$work/top.txt")
 check_match top.text.interval "^=== interval 1 ===$" "$txt"
 check_match top.text.summary "^=== summary ===$" "$txt"
 check_match top.text.header "^attach plan:" "$txt"
-check_match top.text.title "^PATH +DEV +APP +DIRTY +WB +FOLIOS +ROUND +AMP +MAXFOLIO$" "$summary"
+check_match top.text.title "^PATH +DEV +APP +DIRTY +WB +FOLIOS +ROUND +AMP +MAXFOLIO +COMM +CGROUP *$" "$summary"
 # exact integers in batch mode; sorted by path: d1/a-renamed.dat, sub/dir/c.dat
 check top.text.rows "$A2 $(jq -r .dev <<<"$expA") $(jq .app_bytes <<<"$expA") $(jq .dirty_bytes <<<"$expA")
 $C $(jq -r .dev <<<"$expC") $(jq .app_bytes <<<"$expC") $(jq .dirty_bytes <<<"$expC")" \

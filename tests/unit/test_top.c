@@ -253,9 +253,12 @@ static void test_columns(void)
 	CHECK(top_col_parse("bogus") == -1, "parse unknown -> -1");
 	CHECK(top_col_parse("") == -1, "parse empty -> -1");
 	top_col_list(buf, sizeof(buf));
-	CHECK_STR(buf, "path, dev, app, dirty, wb, folios, round, amp, maxfolio", "column list");
+	CHECK_STR(buf, "path, dev, app, dirty, wb, folios, round, amp, maxfolio, comm, cgroup",
+		  "column list");
 	for (int c = 0; c < TOP_NR_COLS; c++) {
-		CHECK_U64(top_col_from_key('1' + c), c, "digit %d picks %s", c + 1, top_cols[c].name);
+		if (c < 9)
+			CHECK_U64(top_col_from_key('1' + c), c, "digit %d picks %s", c + 1,
+				  top_cols[c].name);
 		CHECK_U64(top_col_from_key(top_cols[c].key), c, "key '%c' picks %s",
 			  top_cols[c].key, top_cols[c].name);
 		for (int d = 0; d < c; d++)
@@ -286,11 +289,11 @@ static void test_lines(void)
 	r.s.max_folio_bytes = 4096;
 	top_layout_fit(&l, &r, 1, false);
 	top_fmt_line(&l, NULL, buf, sizeof(buf));
-	CHECK_STR(buf, "PATH         DEV  APP DIRTY    WB FOLIOS  ROUND   AMP MAXFOLIO",
+	CHECK_STR(buf, "PATH         DEV  APP DIRTY    WB FOLIOS  ROUND   AMP MAXFOLIO COMM CGROUP",
 		  "batch title line");
 	top_fmt_line(&l, &r, buf, sizeof(buf));
-	CHECK_STR(buf, "/mnt/x/a.dat 7:5 1000 10240 10240     10 10.24x 1.00x     4096",
-		  "batch row: exact numbers");
+	CHECK_STR(buf, "/mnt/x/a.dat 7:5 1000 10240 10240     10 10.24x 1.00x     4096 ?    ?     ",
+		  "batch row: exact numbers, writer unknown");
 	top_layout_fixed(&l, 100);
 	CHECK_U64(top_line_width(&l), 100, "interactive line fills the screen");
 	top_fmt_line(&l, &r, buf, sizeof(buf));
@@ -298,8 +301,13 @@ static void test_lines(void)
 	      "interactive row: human bytes, fixed widths ('%.80s')", buf + 30);
 	CHECK_U64(strlen(buf), 100, "interactive row width");
 	CHECK_U64(top_col_offset(&l, TOP_COL_DEV), l.width[TOP_COL_PATH] + 1, "offset of DEV");
-	top_layout_fixed(&l, 80);	/* a classic terminal: everything fits */
+	top_layout_fixed(&l, 80);	/* a classic terminal: the figures fit */
 	CHECK_U64(top_line_width(&l), 80, "80 columns: the table fits");
+	CHECK_U64(l.width[TOP_COL_CGROUP], 0, "80 columns: CGROUP dropped");
+	CHECK_U64(l.width[TOP_COL_COMM], 0, "80 columns: COMM dropped");
+	top_layout_fixed(&l, 93);
+	CHECK(l.width[TOP_COL_COMM] == 12 && !l.width[TOP_COL_CGROUP],
+	      "93 columns: COMM kept, CGROUP dropped");
 	top_fmt_line(&l, &r, buf, sizeof(buf));
 	CHECK(!strncmp(buf, "/mnt/x/a.dat   ", 15), "80 columns: path in 14 ('%.15s')", buf);
 	top_layout_fixed(&l, 40);	/* too narrow: PATH keeps its minimum */
@@ -332,6 +340,8 @@ static void test_lines(void)
 		  "losses named");
 }
 
+#include "test_top_writer.h"
+
 int main(void)
 {
 	test_sort_numbers();
@@ -341,5 +351,7 @@ int main(void)
 	test_paths();
 	test_columns();
 	test_lines();
+	test_writer_cells();
+	test_groups();
 	UNIT_EXIT();
 }
