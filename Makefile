@@ -13,7 +13,7 @@ ARCH := $(shell uname -m | sed 's/x86_64/x86/' | sed 's/aarch64/arm64/')
 CFLAGS ?= -g -O2
 CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11
 INCLUDES := -I$(OUTPUT) -Iinclude -Iuser
-# libmicrohttpd: the exporter's HTTP server (user/exporter_http.c), with libcrypt's
+# libmicrohttpd: the exporter's HTTP server (user/exporter/exporter_http.c), with libcrypt's
 # crypt(3) for its bcrypt passwords and libsystemd's sd_notify(3) for Type=notify; json-c: compare and report read run files
 LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lncursesw -ljson-c \
 	$(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd) -lcrypt \
@@ -31,8 +31,13 @@ else
 	msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-USER_SRCS := $(filter-out user/main.c,$(wildcard user/*.c))
-USER_OBJS := $(patsubst user/%.c,$(OUTPUT)/%.o,$(USER_SRCS))
+# user/ in folders by concern (docs/design.md, "Where the code is"); the
+# objects stay flat in .output (file names are unique across folders, and
+# tests/build/layering.sh keeps the folders' include rules).
+USER_DIRS := cmd live model host output exporter runs lib
+USER_SRCS := $(filter-out user/cmd/main.c,$(foreach d,$(USER_DIRS),$(wildcard user/$(d)/*.c)))
+USER_HDRS := $(foreach d,$(USER_DIRS),$(wildcard user/$(d)/*.h))
+USER_OBJS := $(addprefix $(OUTPUT)/,$(notdir $(USER_SRCS:.c=.o)))
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
 
 .DELETE_ON_ERROR:
@@ -81,13 +86,24 @@ $(OUTPUT)/iomapdirty.skel.h: $(OUTPUT)/iomapdirty.bpf.o
 # (-MMD: .output/*.d; tests/run.sh runs .output/tests/test_*, so the
 # tests' go beside the objects'). The skeleton is generated, so the files that include it wait
 # for it by name; the others neither wait for nor rebuild with the BPF side.
-SKEL_USERS := $(patsubst user/%.c,$(OUTPUT)/%.o,$(shell grep -l iomapdirty.skel.h user/*.c)) \
+SKEL_USERS := $(addprefix $(OUTPUT)/,$(notdir $(patsubst %.c,%.o,$(shell grep -l iomapdirty.skel.h $(USER_SRCS) user/cmd/main.c)))) \
 	$(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(shell grep -l iomapdirty.skel.h tests/unit/*.c))
 $(SKEL_USERS): $(OUTPUT)/iomapdirty.skel.h
 
-$(OUTPUT)/%.o: user/%.c | $(OUTPUT)
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP $(INCLUDES) -c $< -o $@
+# One pattern rule per folder: make takes the one whose source exists.
+define user_dir_rules
+$$(OUTPUT)/%.o: user/$(1)/%.c | $$(OUTPUT)
+	$$(call msg,CC,$$@)
+	$$(Q)$$(CC) $$(CPPFLAGS) $$(CFLAGS) -MMD -MP $$(INCLUDES) -c $$< -o $$@
+
+$$(ASAN_OUTPUT)/%.o: user/$(1)/%.c $$(USER_HDRS) include/*.h $$(OUTPUT)/iomapdirty.skel.h | $$(ASAN_OUTPUT)
+	$$(call msg,CC-ASAN,$$@)
+	$$(Q)$$(CC) $$(CFLAGS) $$(ASAN_FLAGS) $$(INCLUDES) -c $$< -o $$@
+
+$$(FUZZ_OUTPUT)/%.o: user/$(1)/%.c $$(USER_HDRS) include/*.h $$(OUTPUT)/iomapdirty.skel.h | $$(FUZZ_OUTPUT)
+	$$(call msg,CC-FUZZ,$$@)
+	$$(Q)$$(CLANG) $$(FUZZ_FLAGS) -std=gnu11 $$(INCLUDES) -c $$< -o $$@
+endef
 
 -include $(wildcard $(OUTPUT)/*.d)
 
@@ -149,15 +165,12 @@ $(OUTPUT)/tests/http_serve: tests/exporter/http_serve.c $(USER_OBJS) | $(OUTPUT)
 ASAN_OUTPUT := .output-asan
 ASAN_FLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
 	-fno-sanitize-recover=all
-ASAN_OBJS := $(patsubst user/%.c,$(ASAN_OUTPUT)/%.o,$(USER_SRCS))
+ASAN_OBJS := $(addprefix $(ASAN_OUTPUT)/,$(notdir $(USER_SRCS:.c=.o)))
 ASAN_TESTS := $(patsubst tests/unit/%.c,$(ASAN_OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
 
 $(ASAN_OUTPUT) $(ASAN_OUTPUT)/tests:
 	$(Q)mkdir -p $@
 
-$(ASAN_OUTPUT)/%.o: user/%.c $(wildcard user/*.h) include/*.h $(OUTPUT)/iomapdirty.skel.h | $(ASAN_OUTPUT)
-	$(call msg,CC-ASAN,$@)
-	$(Q)$(CC) $(CFLAGS) $(ASAN_FLAGS) $(INCLUDES) -c $< -o $@
 
 iomapdirty-asan: $(ASAN_OUTPUT)/main.o $(ASAN_OBJS)
 	$(call msg,BINARY,$@)
@@ -175,16 +188,15 @@ asan: iomapdirty-asan $(ASAN_TESTS)
 # the ten); a longer run: make fuzz FUZZ_SECONDS=3600.
 FUZZ_OUTPUT := .output-fuzz
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
-FUZZ_OBJS := $(patsubst user/%.c,$(FUZZ_OUTPUT)/%.o,$(USER_SRCS))
+FUZZ_OBJS := $(addprefix $(FUZZ_OUTPUT)/,$(notdir $(USER_SRCS:.c=.o)))
 FUZZERS := $(patsubst tests/fuzz/%.c,$(FUZZ_OUTPUT)/%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 7
+
+$(foreach d,$(USER_DIRS),$(eval $(call user_dir_rules,$(d))))
 
 $(FUZZ_OUTPUT):
 	$(Q)mkdir -p $@
 
-$(FUZZ_OUTPUT)/%.o: user/%.c $(wildcard user/*.h) include/*.h $(OUTPUT)/iomapdirty.skel.h | $(FUZZ_OUTPUT)
-	$(call msg,CC-FUZZ,$@)
-	$(Q)$(CLANG) $(FUZZ_FLAGS) -std=gnu11 $(INCLUDES) -c $< -o $@
 
 $(FUZZ_OUTPUT)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS)
 	$(call msg,FUZZER,$@)
@@ -247,9 +259,9 @@ vmcheck-all:
 	$(Q)$(MAKE) vmcheck VMCHECK_KERNELS="$(VMCHECK_ALL)"
 
 # The manual page is docs/iomapdirty.md turned into troff (one text).
-$(OUTPUT)/iomapdirty.8: docs/iomapdirty.md scripts/md2man.awk user/version.h | $(OUTPUT)
+$(OUTPUT)/iomapdirty.8: docs/iomapdirty.md scripts/md2man.awk user/lib/version.h | $(OUTPUT)
 	$(call msg,MAN,$@)
-	$(Q)awk -v version=$$(sed -n 's/.*IOMAPDIRTY_VERSION[[:space:]]*"\(.*\)"/\1/p' user/version.h) \
+	$(Q)awk -v version=$$(sed -n 's/.*IOMAPDIRTY_VERSION[[:space:]]*"\(.*\)"/\1/p' user/lib/version.h) \
 		-v date=$$(date -u -d @$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || \
 			date +%s)} +%F) \
 		-f scripts/md2man.awk $< >$@

@@ -5,7 +5,7 @@
  *
  *   loadcost OBJECT [VAR=VALUE...]
  *
- * VAR=VALUE sets a .rodata variable before load (as user/engine.c does:
+ * VAR=VALUE sets a .rodata variable before load (as user/live/engine.c does:
  * bitmap_kind=1 track_physical=1 ...). Maps are sized as iomapdirty's
  * defaults (--max-pages 131072). Prints one line per program: its name,
  * instructions in the object (with the subprograms libbpf appends),

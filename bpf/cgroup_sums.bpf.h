@@ -9,7 +9,7 @@
  * (its JSON writer says several_cgroups). A file with no writer known
  * (dirtied before attach, its writer's entry evicted) counts under id 0;
  * the exporter refuses --collector.cgroup where the kernel gives no cgroup
- * ids (writer_cgroup_id(), user/session.c).
+ * ids (writer_cgroup_id(), user/live/session.c).
  *
  * An LRU hash, so that a host making cgroups for days (containers come
  * and go) never fills it: the cgroup not folded into for longest makes

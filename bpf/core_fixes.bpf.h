@@ -8,7 +8,7 @@
  *
  * Which per-block dirty bitmap a kernel has (none, RFCv4's iomap_page,
  * 6.6's iomap_folio_state) is decided by the attach plan from the
- * kernel's BTF (user/facts.c) and given as the bitmap_kind setting.
+ * kernel's BTF (user/live/facts.c) and given as the bitmap_kind setting.
  */
 #ifndef IOMAPDIRTY_CORE_FIXES_BPF_H
 #define IOMAPDIRTY_CORE_FIXES_BPF_H

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The flush: run by user space before each report (engine_flush() in
- * user/engine.c, BPF_PROG_TEST_RUN), it folds the running sums of idle
+ * user/live/engine.c, BPF_PROG_TEST_RUN), it folds the running sums of idle
  * threads' contexts (folio_ctx.bpf.h) into the shared totals
  * (sums.bpf.h), finishes folios that no end event will finish, and frees
  * the contexts of threads gone quiet; at the always-on level it also folds

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * run (exact, user/cgroup.c): what processes outside CMD's cgroup wrote
+ * run (exact, user/host/cgroup.c): what processes outside CMD's cgroup wrote
  * in the same window, per file (application bytes, write calls), so that
  * it is reported apart ("other processes: N B into M files") and never in
  * the run's totals. Bounded; a write into a file with no room is counted

@@ -13,7 +13,7 @@
  * A set whose seven ways are taken puts further records in page_overflow
  * (a hash) and counts them in 'spilled', so a lookup that misses in the
  * set consults the hash only when something of its set is there.
- * Sizes (user/engine.c): --max-pages N gives N/4 sets (1.75 N ways,
+ * Sizes (user/live/engine.c): --max-pages N gives N/4 sets (1.75 N ways,
  * 128 B per N) and an overflow of N/8: seven ways per set keep spills
  * rare up to N live records (mean 4 of 7 ways taken).
  *

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Load-time settings (.rodata), set by the frontend before load
- * (set_rodata() and size_page_records() in user/engine.c), and the filters
+ * (set_rodata() and size_page_records() in user/live/engine.c), and the filters
  * built on them. The verifier sees their values: a branch on a setting
  * that is off is removed before the program runs.
  *
@@ -27,7 +27,7 @@ SETTING(bool, filter_comm, false);
 SETTING(char, target_comm[16], {});
 /*
  * run: the cgroup (v2 id, its level under the root) CMD runs in; only its
- * writes and its descendants' count, 0: every cgroup (user/cgroup.c).
+ * writes and its descendants' count, 0: every cgroup (user/host/cgroup.c).
  */
 SETTING(__u64, target_cgroup, 0);
 SETTING(__u32, target_cgroup_level, 0);
@@ -38,7 +38,7 @@ SETTING(bool, per_cgroup_sums, false);
 /*
  * The kernel lets tracing programs read the current task's cgroup ids
  * (bpf_get_current_cgroup_id and _ancestor_: none without CONFIG_CGROUPS).
- * Probed by user space before load (user/facts_helpers.c); read only
+ * Probed by user space before load (user/live/facts_helpers.c); read only
  * through writer_cgroup_id().
  */
 SETTING(bool, cgroup_helpers, false);

@@ -7,7 +7,7 @@
  * writer filters of the watched figures (run: CMD's cgroup; --pid,
  * --comm, --mount). run, hist and top then say which filesystems the
  * writers dirtied that the figures do not count, and why, instead of
- * showing zeros. Read by user space only (user/unwatched.c); bounded, a
+ * showing zeros. Read by user space only (user/output/unwatched.c); bounded, a
  * filesystem with no room is counted (unwatched_map_full, a loss).
  */
 #include "vmlinux.h"

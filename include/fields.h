@@ -4,8 +4,8 @@
  * statistics of struct wa_stats, the global counters, the histograms.
  * Everything else is generated from them: the struct and the enums
  * (iomapdirty.h), the BPF fold and merge (bpf/sums.bpf.c), the names user
- * space prints, the interval arithmetic (user/snapshot.c) and the JSON
- * writer (user/report.c). Adding a quantity is one line here, plus the
+ * space prints, the interval arithmetic (user/model/snapshot.c) and the JSON
+ * writer (user/output/report.c). Adding a quantity is one line here, plus the
  * code that measures it.
  */
 #ifndef IOMAPDIRTY_FIELDS_H

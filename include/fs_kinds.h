@@ -2,7 +2,7 @@
 /*
  * Filesystems told apart by their superblock's magic number (s_magic, one
  * load in BPF), shared by the BPF side (bpf/fs_kind.bpf.h) and user space
- * (user/unwatched.c):
+ * (user/output/unwatched.c):
  *   X(id, magic, name, watched, why)
  * watched  1: written back through iomap, the figures count it; 0: its
  *          folios dirtied are only counted per filesystem, as "not

@@ -199,7 +199,7 @@ enum hist_id {
  * folded from a thread's running sum (wb_ctx.acc, acc_hist) by one
  * acc_fold(). A fold adds 1 to folds_begun first and to folds_done last
  * (fetching atomics: full barriers), so user space can tell a reading
- * taken while no fold was half done (fs_stats_settled(), user/snapshot.c)
+ * taken while no fold was half done (fs_stats_settled(), user/model/snapshot.c)
  * and an interval's totals always count the folios its histograms count.
  */
 struct fs_stats {
@@ -295,7 +295,7 @@ enum write_end_proto {
 };
 
 /*
- * How much the BPF side records (user/accounting.h names them). full: a
+ * How much the BPF side records (user/model/accounting.h names them). full: a
  * record per page written (application bytes and blocks per folio);
  * always-on: no per-page records, application bytes and write calls per
  * file only, the rest at writeback from the kernel's own dirty bitmap.

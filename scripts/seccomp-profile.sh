@@ -12,7 +12,7 @@
 #                    (EPERM) and it is the only call it refuses the
 #                    exporter; strace of the container showed the same
 #                    failing calls as unconfined once it was allowed
-#   perf_event_open  kprobe mode (user/trial.c, libbpf's kprobe attach),
+#   perf_event_open  kprobe mode (user/live/trial.c, libbpf's kprobe attach),
 #                    for kernels without the tracepoints; not exercised
 #                    here (this kernel has no kprobes)
 #

@@ -19,7 +19,7 @@ source tests/lib/host_profile.sh || { echo "FAIL host profile"; exit 1; }
 # profile's two required modes). Raise them when adding checks; lowering
 # one needs a reason in the commit message.
 declare -A MIN_CHECKS=(
-	[unit]=2023 [bpf-object]=34 [e2e]=3157 [e2e-always-on]=703 [truth]=225 [cli]=1070
+	[unit]=2023 [bpf-object]=34 [layering]=78 [e2e]=3157 [e2e-always-on]=703 [truth]=225 [cli]=1070
 	[exporter-web]=56 [exporter-soak]=20 [exporter-cgroup]=42 [package]=62
 	[exporter-systemd]=39
 )
@@ -92,6 +92,8 @@ suite unit tests/unit/run.sh .output/tests/test_*
 # the linked BPF object: kfunc calls only where the plan can skip them, and
 # no program whose verification multiplies paths (tests/build)
 suite bpf-object tests/build/bpf_object.sh
+# user/'s folders and what each may include (docs/design.md)
+suite layering tests/build/layering.sh
 
 # End-to-end in every mode the host profile requires (tests/lib/
 # host_profile.sh); a mode it calls absent is skipped only when the kernel

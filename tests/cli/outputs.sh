@@ -46,7 +46,7 @@ check target.run_json.regular_replaced '"run" regular file' \
 out=$(cd "$t" && "$IOMAPDIRTY" run --shared -q --json - -- true 2>/dev/null)
 check target.run_json.dash_stdout '"run"' "$(jq .type <<<"$out" 2>/dev/null)"
 check target.run_json.dash_no_file no "$(ran "$t/-")"
-# report -o: the same rules (user/outfile.c)
+# report -o: the same rules (user/output/outfile.c)
 run=$t/old.json
 for name in node link fifo dir; do
 	before=$(kind "$t/$name")

@@ -572,7 +572,7 @@ static void print_counters(const struct expect *e, const struct counters *c,
 		       e->max_folios);
 	printf(",\"submitted_blocks\":%" PRIu64 ",\"submitted_bytes\":%" PRIu64,
 	       c->submitted_blocks, c->submitted_blocks * bs);
-	/* The tool's derived figures, as it defines them (user/report.h). */
+	/* The tool's derived figures, as it defines them (user/output/report.h). */
 	print_ratio("block_rounding", c->app_dirty_blocks * bs, e->app_bytes);
 	print_ratio("folio_amplification", c->submitted_blocks, c->dirty_blocks);
 	if (folios_known) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The exporter's HTTP server (user/exporter_http.c) alone, with a fixed
+ * The exporter's HTTP server (user/exporter/exporter_http.c) alone, with a fixed
  * /metrics body and no BPF: tests/exporter/web.sh puts slow and hostile
  * clients against it without attaching anything (no instance lock).
  *
@@ -16,8 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include "exporter_http.h"
-#include "exporter_privsep.h"
+#include "exporter/exporter_http.h"
+#include "exporter/exporter_privsep.h"
 
 static int fixed_body(void *data, struct textbuf *out)
 {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The exporter's HTTP server (issue 23; user/exporter_http.c) against
+# The exporter's HTTP server (issue 23; user/exporter/exporter_http.c) against
 # slow and hostile clients, its endpoints, TLS and basic auth. It runs
 # alone (.output/tests/http_serve: the server with a fixed /metrics body,
 # no BPF, so no instance lock); tests/exporter/run.sh has the whole

@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "escape.h"
-#include "prom.h"
-#include "safetext.h"
+#include "output/escape.h"
+#include "output/prom.h"
+#include "output/safetext.h"
 
 static void no_controls(const char *s, size_t n)
 {

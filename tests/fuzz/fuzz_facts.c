@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <stdint.h>
 #include <string.h>
-#include "facts.h"
-#include "plan.h"
+#include "live/facts.h"
+#include "live/plan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

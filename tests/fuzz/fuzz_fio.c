@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "fio_results.h"
+#include "runs/fio_results.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "json.h"
-#include "safetext.h"
+#include "output/json.h"
+#include "output/safetext.h"
 
 static void no_controls(const char *s, size_t n, bool newline_ok)
 {

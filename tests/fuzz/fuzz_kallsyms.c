@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "facts.h"
+#include "live/facts.h"
 
 static const char base[] =
 	"btf 1\n"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include "commands.h"
+#include "cmd/commands.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -3,8 +3,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "fsinfo.h"
-#include "safetext.h"
+#include "host/fsinfo.h"
+#include "output/safetext.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -8,10 +8,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "commands.h"
-#include "fsinfo.h"
-#include "plan.h"
-#include "top_view.h"
+#include "cmd/commands.h"
+#include "host/fsinfo.h"
+#include "live/plan.h"
+#include "output/top_view.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

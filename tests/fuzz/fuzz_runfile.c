@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "runfile.h"
+#include "runs/runfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

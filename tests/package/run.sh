@@ -99,7 +99,7 @@ lintian --fail-on error,warning "$deb" >"$work/lintian.log" 2>&1
 check package.lintian_clean "0:" "$?:$(grep -E '^[EW]:' "$work/lintian.log" | head -3)"
 depends=$(dpkg-deb -f "$deb" Depends)
 check_match package.depends_computed 'libbpf1 \(>= [^)]*\).*libmicrohttpd12' "$depends"
-ver=$(sed -n 's/.*IOMAPDIRTY_VERSION[[:space:]]*"\(.*\)"/\1/p' "$top/user/version.h")
+ver=$(sed -n 's/.*IOMAPDIRTY_VERSION[[:space:]]*"\(.*\)"/\1/p' "$top/user/lib/version.h")
 check package.version "$ver" "$(dpkg-deb -f "$deb" Version)"
 check package.conffile /etc/default/iomapdirty "$(dpkg-deb --ctrl-tarfile "$deb" |
 	tar -xOf - ./conffiles)"

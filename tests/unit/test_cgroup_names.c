@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cgroup path shapes (user/cgroup_names.c): systemd units, container
+ * cgroup path shapes (user/model/cgroup_names.c): systemd units, container
  * runtimes with both cgroup drivers, Kubernetes pods and QoS classes, and
  * look-alikes that must not match. Paths written out by hand, in the
  * shapes the runtimes make (docker, containerd, cri-o, podman, kubelet).
  */
-#include "cgroup_names.h"
+#include "model/cgroup_names.h"
 #include "unit.h"
 
 #define ID "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"

@@ -6,14 +6,14 @@
  * RFC 3629 (UTF-8), RFC 8259 (JSON) and proc(5) (mountinfo escapes).
  */
 #include <stdlib.h>
-#include "escape.h"
-#include "facts.h"
-#include "prom.h"
-#include "fsinfo.h"
-#include "json.h"
-#include "plan.h"
-#include "report.h"
-#include "safetext.h"
+#include "output/escape.h"
+#include "live/facts.h"
+#include "output/prom.h"
+#include "host/fsinfo.h"
+#include "output/json.h"
+#include "live/plan.h"
+#include "output/report.h"
+#include "output/safetext.h"
 #include "unit.h"
 
 static void names(void)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The JSON writer, against documents written out by hand from RFC 8259. */
 #include <stdlib.h>
-#include "json.h"
+#include "output/json.h"
 #include "unit.h"
 
 static char *render(void (*fn)(struct json *))

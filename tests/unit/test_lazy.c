@@ -10,7 +10,7 @@
  */
 #include <stdlib.h>
 #include <unistd.h>
-#include "plan.h"
+#include "live/plan.h"
 #include "unit.h"
 
 static const char *const fixtures[] = {

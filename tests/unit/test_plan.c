@@ -5,7 +5,7 @@
  * kernels (../shared/notes/kernels.md), not from the planner.
  */
 #include <stdlib.h>
-#include "plan.h"
+#include "live/plan.h"
 #include "unit.h"
 
 static int load(const char *name, struct kfacts *f)

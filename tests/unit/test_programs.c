@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The program table (user/programs.c) against the BPF object, and the
+ * The program table (user/live/programs.c) against the BPF object, and the
  * plans against the table (opening the object needs no privilege;
  * nothing is loaded):
  *   - every row names a program of the BPF object, of the kind the row
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <bpf/libbpf.h>
 #include "iomapdirty.skel.h"
-#include "plan.h"
+#include "live/plan.h"
 #include "unit.h"
 
 static const char *const fixtures[] = {

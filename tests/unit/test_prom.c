@@ -7,8 +7,8 @@
  * [2^(k-1), 2^k - 1]).
  */
 #include <stdlib.h>
-#include "prom.h"
-#include "prom_files.h"
+#include "output/prom.h"
+#include "output/prom_files.h"
 #include "unit.h"
 
 static void check_escape(const char *in, const char *want, const char *name)

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Interval arithmetic on snapshots, and the derived figures. */
 #include <stdlib.h>
-#include "json.h"
-#include "plan.h"
-#include "report.h"
-#include "snapshot.h"
+#include "output/json.h"
+#include "live/plan.h"
+#include "output/report.h"
+#include "model/snapshot.h"
 #include "unit.h"
 
 static struct snapshot make(int nfiles, __u64 scale)

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The pure parts of `iomapdirty top` (user/top_view.c): sorting by every
+ * The pure parts of `iomapdirty top` (user/output/top_view.c): sorting by every
  * column (u64 values above 2^32, exact ratios, equal keys), byte
  * formatting, path state suffixes, column names and keys, table lines.
  * Expected values are written out by hand, not computed with the code
  * under test.
  */
 #include <stdlib.h>
-#include "report.h"
-#include "top_view.h"
+#include "output/report.h"
+#include "output/top_view.h"
 #include "unit.h"
 
 #define G4 (1ull << 32)

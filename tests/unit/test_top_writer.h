@@ -3,7 +3,7 @@
  * test_top.c, continued: the COMM and CGROUP cells (top_fmt_writer) and
  * `top --group` (top_group.c). Expected sums are written out by hand.
  */
-#include "top_group.h"
+#include "output/top_group.h"
 
 static struct top_row wrow(const char *path, uint64_t cg, const char *cgpath,
 			   const char *comm, uint64_t app)

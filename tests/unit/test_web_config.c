@@ -5,7 +5,7 @@
  * refused with a message that names the key or the construct.
  */
 #include <errno.h>
-#include "web_config.h"
+#include "exporter/web_config.h"
 #include "unit.h"
 
 #define HASH_A "$2y$05$3k0J9jSaeU5/uO0cyT5OmeVlqucErItpMQQ5iG7.uxTOYfFofz4K2"

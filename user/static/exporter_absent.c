@@ -4,8 +4,8 @@
  * has no HTTP server, whose static library would drag in gnutls.
  */
 #include <stdio.h>
-#include "commands.h"
-#include "exitcodes.h"
+#include "cmd/commands.h"
+#include "lib/exitcodes.h"
 
 static int run_absent(struct session *s, void *args)
 {

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# The folders of user/ and what each may include (docs/design.md, "Where
+# the code is"), checked on what the compiler reads, not on include lines:
+# each file's whole header closure (gcc -M, transitive, system headers too).
+#
+#   lib/     small libraries             only lib/
+#   model/   what a reading is           lib/, model/
+#   host/    mounts, devices, cgroups    lib/, model/, host/
+#   output/  text, JSON, top, exposition never the engine, the session,
+#   runs/    run files read back           the sampler, the BPF skeleton
+#                                          or a libbpf header: renderers
+#                                          get file paths through a
+#                                          struct file_lookup
+#   live/, exporter/, cmd/               anything
+#
+# Every .c and .h of user/ is in a folder this script knows (a new folder
+# needs its rule here), and the check is shown to see a violation.
+# PASS/FAIL lines, one per file and rule; no root needed.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+CC=${CC:-cc}
+pass=0 fail=0
+ok() { echo "PASS $*"; pass=$((pass + 1)); }
+bad() { echo "FAIL $*"; fail=$((fail + 1)); }
+
+# the folders below user/ and the folders each may reach (empty: any)
+declare -A ALLOWED=(
+	[lib]="lib" [model]="lib model" [host]="lib model host"
+	[output]="" [runs]="" [live]="" [exporter]="" [cmd]="" [static]=""
+)
+# what a renderer must never reach, as paths the compiler names
+RENDERER_BANNED='user/live/engine\.h|user/live/session\.h|user/live/sampler\.h|iomapdirty\.skel\.h|/bpf/(libbpf|bpf)\.h'
+
+# every header closure, once: "file: dep dep ..." (make syntax, joined)
+closure() {	# file
+	"$CC" -M -I.output -Iinclude -Iuser "$1" 2>/dev/null |
+		tr -d '\\\n' | sed 's/^[^:]*://'
+}
+
+for f in user/*/*.c user/*/*.h; do
+	dir=${f#user/}
+	dir=${dir%%/*}
+	if [[ -z ${ALLOWED[$dir]+x} ]]; then
+		bad "layering.$f: folder user/$dir has no rule in tests/build/layering.sh"
+		continue
+	fi
+	deps=$(closure "$f")
+	if [ -z "$deps" ]; then
+		bad "layering.$f: the compiler listed no headers (gcc -M failed: a header missing?)"
+		continue
+	fi
+	# folders of user/ the file reaches
+	reached=$(tr ' ' '\n' <<<"$deps" | sed -n 's|^\(\./\)\{0,1\}user/\([a-z]*\)/.*|\2|p' | sort -u)
+	allowed=${ALLOWED[$dir]}
+	if [ -n "$allowed" ]; then
+		wrong=
+		for r in $reached; do
+			[[ " $allowed " == *" $r "* ]] || wrong+=" user/$r/"
+		done
+		if [ -n "$wrong" ]; then
+			bad "layering.$f: user/$dir/ may reach only ${allowed// /, }; reaches$wrong"
+		else
+			ok "layering.$f: reaches only ${allowed// /, }"
+		fi
+	fi
+	case $dir in
+	output | runs | model | host | lib)
+		banned=$(tr ' ' '\n' <<<"$deps" | grep -E "$RENDERER_BANNED" | sort -u | tr '\n' ' ')
+		if [ -n "$banned" ]; then
+			bad "layering.$f: reaches $banned(renderers never touch the engine or BPF)"
+		else
+			ok "layering.$f: no engine, session, sampler, skeleton or libbpf header"
+		fi
+		;;
+	esac
+done
+
+# the check itself: a file of output/ that includes the engine must be seen
+probe=$(mktemp -d /tmp/iomapdirty-layering.XXXXXX)
+trap 'rm -rf "$probe"' EXIT
+mkdir -p "$probe/user/output"
+printf '#include "live/engine.h"\n' >"$probe/user/output/probe.c"
+if (cd "$probe" && "$CC" -M -I"$top/.output" -I"$top/include" -I"$top/user" \
+	user/output/probe.c 2>/dev/null) | tr -d '\\\n' | grep -qE "$RENDERER_BANNED"; then
+	ok "layering.self_check: an output file that includes live/engine.h is seen"
+else
+	bad "layering.self_check: an output file that includes live/engine.h is not seen"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The engine: loads the BPF object with the programs the plan chose,
+ * attaches them, and reads snapshots. Every frontend goes through it.
+ */
+#ifndef IOMAPDIRTY_ENGINE_H
+#define IOMAPDIRTY_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "live/plan.h"
+#include "model/files.h"
+#include "model/snapshot.h"
+
+struct iomapdirty_bpf;
+struct bpf_link;
+
+struct engine_opts {
+	uint32_t dev;		/* kernel dev_t to watch, 0 for all */
+	uint32_t tgid;		/* process whose writes count, 0 for all */
+	const char *comm;	/* command name whose writes count, or NULL */
+	uint32_t max_pages;	/* page records: bounds memory (0: default) */
+	bool verify;		/* also match write bios to submitted data */
+	uint32_t simulate_clean_every;	/* verify --simulate-clean N */
+	bool simulate_unseen_bios;	/* verify --simulate-unseen-bios */
+	uint64_t cgroup_id;	/* run: CMD's cgroup v2 id, 0 for every cgroup */
+	uint32_t cgroup_level;	/* its depth under the v2 root */
+	bool count_others;	/* run: sum the other cgroups' writes apart */
+	bool cgroup_sums;	/* exporter --collector.cgroup: sums per writer cgroup */
+};
+
+struct engine {
+	struct iomapdirty_bpf *skel;
+	const struct plan *plan;
+	struct engine_opts opts;
+	struct bpf_link *links[NR_HOOKS + 1];
+	int nlinks;
+	int ncpus;
+	uint64_t start_ns;
+	uint64_t *percpu;	/* scratch for per-CPU reads */
+	/* batch reads of the files map: keys, values */
+	struct batch_buf {
+		void *keys;
+		struct wa_stats *vals;
+		uint32_t cap;
+	} batch;
+	/* evictions from the LRU file maps so far (engine_read.c) */
+	uint64_t files_evicted, paths_evicted, cgroups_evicted;
+};
+
+/* Returns 0, or a negative errno with a message in err. */
+int engine_open(struct engine *e, const struct plan *p,
+		const struct engine_opts *o, char *err, size_t errlen);
+void engine_close(struct engine *e);
+/*
+ * Interval reports flush contexts idle this long. In tracepoint mode no
+ * event ends a folio's writeback, so a flush finishes it; a thread
+ * preempted between a folio's begin and its submits for longer than this
+ * would have its late submits counted as submit_without_folio.
+ */
+#define ENGINE_FLUSH_IDLE_NS	(50 * 1000 * 1000ull)
+
+/* Finishes folio contexts idle for longer than idle_ns (tracepoint mode). */
+int engine_flush(struct engine *e, uint64_t idle_ns);
+int engine_snapshot(struct engine *e, struct snapshot *s);
+/*
+ * The final reading, for summaries: every folio context finished (a flush
+ * with no idle threshold), everything since attach (d = now - zero).
+ */
+int engine_summary(struct engine *e, struct snapshot *d);
+uint32_t engine_max_pages(const struct engine *e);
+/* The engine's answers to a renderer's questions about files (model/files.h). */
+struct file_lookup engine_file_lookup(struct engine *e);
+
+/* Where a file is (model/files.h), and whether that still holds. */
+enum path_state engine_file_path(struct engine *e, const struct file_key *key,
+				 char *buf, size_t len);
+
+struct violation_entry {
+	struct page_key key;
+	struct violation v;
+};
+/* The first folios that sent clean blocks (at most 'max'), by offset. */
+int engine_violations(struct engine *e, struct violation_entry *out, int max);
+
+int engine_bio_stats(struct engine *e, struct bio_entry *out, int max);
+/* Physical blocks submitted but not yet seen in a bio. */
+uint64_t engine_pending_blocks(struct engine *e);
+struct pending_entry {
+	struct phys_key key;
+	struct phys_origin origin;
+};
+/* Up to max of them; then which of those are still not seen (kept first). */
+int engine_pending_keys(struct engine *e, struct pending_entry *out, int max);
+int engine_pending_still(struct engine *e, struct pending_entry *p, int n);
+
+struct unwritten_entry {
+	uint32_t dev;
+	struct unwritten u;
+};
+/*
+ * Per filesystem: pages written or dirtied since attach that writeback
+ * has not taken yet (still dirty in the page cache). Count, or -errno.
+ */
+int engine_unwritten(struct engine *e, struct unwritten_entry *out, int max);
+
+/* A file's first writer since attach; false if none is known. */
+bool engine_file_writer(struct engine *e, const struct file_key *key, struct writer_info *wi);
+
+/*
+ * The sums per writer cgroup (engine_opts.cgroup_sums, bpf/cgroup_sums.bpf.h):
+ * id 0 holds the files with no writer known. Read them before the
+ * snapshot they go with: a fold adds to the filesystem first, so that
+ * snapshot's totals hold all that the cgroups read here hold.
+ */
+/* *out (free() it) and *n; 0 or -errno. Nothing (0, NULL) when off. */
+int engine_cgroup_sums(struct engine *e, struct cgroup_entry **out, int *n);
+
+/* run: what processes outside CMD's cgroup wrote, summed over its files. */
+struct other_total {
+	uint64_t app_bytes;
+	uint64_t write_calls;
+	uint64_t files;
+};
+void engine_other_writes(struct engine *e, struct other_total *t);
+
+#endif

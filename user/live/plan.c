@@ -1,0 +1,568 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Attach planning. For each hook the candidates are tried in order of
+ * how much they can see (fentry/fexit: exact arguments and return value;
+ * kprobe: exact arguments; tracepoint: what the tracepoint exposes), each
+ * checked against facts: present in BTF with the prototype the BPF
+ * program expects, a real symbol (not inlined, not only an .isra clone),
+ * traceable, and a trial attach that succeeded. Nothing here looks at
+ * the kernel version.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+#include "live/plan.h"
+
+static void append(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t n = strlen(buf);
+	va_list ap;
+
+	if (n >= len - 1)
+		return;
+	if (n)
+		snprintf(buf + n, len - n, "; "), n += 2;
+	va_start(ap, fmt);
+	vsnprintf(buf + n, len - n, fmt, ap);
+	va_end(ap);
+}
+
+static bool arg_is(const struct proto_fact *p, int i, const char *label)
+{
+	return i < p->nr_args && !strcmp(p->args[i], label);
+}
+
+static bool proto_is(const struct proto_fact *p, int n, ...)
+{
+	va_list ap;
+	bool ok = p->in_btf && p->nr_args == n;
+
+	va_start(ap, n);
+	for (int i = 0; i < n; i++) {
+		const char *label = va_arg(ap, const char *);
+
+		if (ok && !arg_is(p, i, label))
+			ok = false;
+	}
+	va_end(ap);
+	return ok;
+}
+
+static void reject_proto(struct hook_plan *h, int mech, const char *name)
+{
+	append(h->rejected, sizeof(h->rejected),
+	       "%s %s: prototype not one this tool knows", mech_names[mech], name);
+}
+
+/*
+ * Takes the program prog_table has for this hook, kind and variant; false
+ * (and the candidate rejected) if there is none: then the BPF object has
+ * no program for this kernel's variant.
+ */
+static bool choose(struct hook_plan *h, enum hook hook, enum prog_kind kind,
+		   int variant, const char *target)
+{
+	const struct prog_def *d = prog_find(hook, kind, variant);
+
+	if (!d) {
+		reject_proto(h, prog_mechanism(kind), target);
+		return false;
+	}
+	h->chosen = true;
+	h->mech = prog_mechanism(kind);
+	h->prog = d;
+	snprintf(h->target, sizeof(h->target), "%s", target);
+	return true;
+}
+
+/* A hook measured from another's data: no probe, maybe no program. */
+static void choose_derived(struct hook_plan *h, enum hook hook, const char *what)
+{
+	h->chosen = true;
+	h->mech = MECH_DERIVED;
+	h->prog = prog_find(hook, PROG_USER, PROG_ANY_VARIANT);
+	snprintf(h->target, sizeof(h->target), "%s", what);
+}
+
+/*
+ * A tracepoint's program: tp_btf (arguments typed by BTF, fields read
+ * with plain loads) where the kernel takes it, else raw_tp (every field a
+ * probe read). The counts are the same.
+ */
+static bool choose_tp(struct kfacts *f, struct plan *p, enum hook hook,
+		      const char *tp, int variant)
+{
+	struct hook_plan *h = &p->hooks[hook];
+	const struct tp_fact *tf = facts_tp(f, tp);
+	bool btf = false;
+
+	if (!prog_find(hook, PROG_TP_BTF, variant))
+		;	/* raw_tp only: nothing to try */
+	else if (p->mode == MODE_RAW_TP)
+		append(h->rejected, sizeof(h->rejected), "tp_btf %s: --mode raw_tp", tp);
+	else if (facts_tp_btf_trial(f, tp) == TRIAL_OK)
+		btf = true;
+	else if (tf && tf->btf_trial == TRIAL_FAILED && tf->btf_trial_shared)
+		append(h->rejected, sizeof(h->rejected), "tp_btf %s: trial attach "
+		       "to %s failed (%s)", tp, f->tps[f->tp_btf_tried - 1].name,
+		       tf->btf_trial_error);
+	else if (tf && tf->btf_trial == TRIAL_FAILED)
+		append(h->rejected, sizeof(h->rejected), "tp_btf %s: trial attach "
+		       "failed (%s)", tp, tf->btf_trial_error);
+	else
+		append(h->rejected, sizeof(h->rejected), "tp_btf %s: not tried", tp);
+	return choose(h, hook, btf ? PROG_TP_BTF : PROG_RAW_TP, variant, tp);
+}
+
+/*
+ * Before the symbols are read (a session's lazy facts), the checks that
+ * need none of them: a kernel where fentry trials fail and kprobes are
+ * absent never reads /proc/kallsyms. Each rejects only candidates the
+ * full checks would reject too, so the plan is the same; a candidate that
+ * passes has the symbols read and goes through the full checks.
+ */
+static bool func_usable_early(struct kfacts *f, struct func_fact *fn, int mech,
+			      struct hook_plan *h)
+{
+	const char *m = mech_names[mech];
+
+	if (mech == MECH_KPROBE && !f->kprobe_pmu) {
+		append(h->rejected, sizeof(h->rejected),
+		       "kprobe %s: kprobes not available in this kernel", fn->name);
+		return false;
+	}
+	if (!fn->proto.in_btf) {
+		append(h->rejected, sizeof(h->rejected),
+		       "%s %s: not in this kernel's BTF", m, fn->name);
+		return false;
+	}
+	if (mech == MECH_FENTRY && facts_func_trial(f, fn, mech) == TRIAL_FAILED) {
+		append(h->rejected, sizeof(h->rejected), "%s %s: trial attach failed (%s)",
+		       m, fn->name, fn->trial_error[mech]);
+		return false;
+	}
+	facts_symbols(f);
+	return true;
+}
+
+/* Can this function be hooked with fentry/fexit or kprobe? */
+static bool func_usable(struct kfacts *f, const char *name, int mech,
+			struct hook_plan *h)
+{
+	struct func_fact *fn = (struct func_fact *)facts_func(f, name);
+	const char *m = mech_names[mech];
+
+	if (fn && f->symbols_pending && !func_usable_early(f, fn, mech, h))
+		return false;
+	if (!fn || (!fn->in_kallsyms && !fn->clone_only && !fn->proto.in_btf)) {
+		append(h->rejected, sizeof(h->rejected), "%s %s: not in this kernel", m, name);
+		return false;
+	}
+	if (!fn->in_kallsyms) {
+		append(h->rejected, sizeof(h->rejected), "%s %s: %s", m, name,
+		       fn->clone_only ? "only a compiler clone (.isra/.constprop) exists, "
+		       "its arguments cannot be trusted" : "inlined (no symbol)");
+		return false;
+	}
+	if (!fn->proto.in_btf) {
+		append(h->rejected, sizeof(h->rejected),
+		       "%s %s: no BTF prototype", m, name);
+		return false;
+	}
+	if (fn->traceable == 0) {
+		append(h->rejected, sizeof(h->rejected),
+		       "%s %s: not in available_filter_functions", m, name);
+		return false;
+	}
+	if (mech == MECH_KPROBE && !f->kprobe_pmu) {
+		append(h->rejected, sizeof(h->rejected),
+		       "kprobe %s: kprobes not available in this kernel", name);
+		return false;
+	}
+	if (facts_func_trial(f, fn, mech) == TRIAL_FAILED) {
+		append(h->rejected, sizeof(h->rejected), "%s %s: trial attach failed (%s)",
+		       m, name, fn->trial_error[mech]);
+		return false;
+	}
+	return true;
+}
+
+static bool tp_usable(const struct kfacts *f, const char *name, struct hook_plan *h)
+{
+	const struct tp_fact *tp = facts_tp(f, name);
+
+	if (!tp || !tp->proto.in_btf) {
+		append(h->rejected, sizeof(h->rejected),
+		       "tracepoint %s: not in this kernel", name);
+		return false;
+	}
+	if (tp->trial == TRIAL_FAILED) {
+		append(h->rejected, sizeof(h->rejected),
+		       "tracepoint %s: trial attach failed (%s)", name, tp->trial_error);
+		return false;
+	}
+	return true;
+}
+
+static bool mech_allowed(const struct plan *p, int mech)
+{
+	return p->mode == MODE_AUTO || p->mode == mech ||
+		(mech == MECH_TRACEPOINT && p->mode == MODE_RAW_TP);
+}
+
+const char *plan_mode_name(int mode)
+{
+	return mode == MODE_AUTO ? "auto" : mode == MODE_RAW_TP ? "raw_tp" :
+		mech_names[mode];
+}
+
+/* ----------------------------------------------------------- per hook */
+
+static void plan_write(struct kfacts *f, struct plan *p)
+{
+	struct hook_plan *h = &p->hooks[HOOK_WRITE];
+	const char *fn = "iomap_write_end";
+
+	h->required = true;
+	for (int m = MECH_FENTRY; m <= MECH_KPROBE; m++) {
+		const struct func_fact *ff = facts_func(f, fn);
+		const struct proto_fact *pr;
+
+		if (!mech_allowed(p, m) || !func_usable(f, fn, m, h))
+			continue;
+		pr = &ff->proto;
+		if (pr->nr_args == 5 && arg_is(pr, 0, "iomap_iter*") && arg_is(pr, 4, "folio*")) {
+			p->write_end_proto = WRITE_END_POS;
+		} else if (pr->nr_args == 4 && arg_is(pr, 0, "iomap_iter*") &&
+			   arg_is(pr, 3, "folio*")) {
+			p->write_end_proto = WRITE_END_ITER;
+		} else {
+			reject_proto(h, m, fn);
+			continue;
+		}
+		p->write_end_ret_bool = !strcmp(pr->ret, "bool") || !strcmp(pr->ret, "_Bool");
+		/* fentry plans read the return value: fexit */
+		if (!choose(h, HOOK_WRITE, m == MECH_FENTRY ? PROG_FEXIT : PROG_KPROBE,
+			    p->write_end_proto, fn))
+			continue;
+		snprintf(h->note, sizeof(h->note), m == MECH_FENTRY ?
+			 "bytes committed per folio (fexit return value)" :
+			 "bytes copied per folio (short copies into non-uptodate "
+			 "folios counted as 0, as the kernel does)");
+		return;
+	}
+	if (mech_allowed(p, MECH_TRACEPOINT) && tp_usable(f, "xfs_file_buffered_write", h)) {
+		if (proto_is(&facts_tp(f, "xfs_file_buffered_write")->proto, 2,
+			     "kiocb*", "iov_iter*")) {
+			if (!choose_tp(f, p, HOOK_WRITE, "xfs_file_buffered_write",
+				       PROG_ANY_VARIANT))
+				return;
+			snprintf(h->note, sizeof(h->note),
+				 "XFS only; bytes requested by each write(2), counted "
+				 "before the copy (a short write counts its request)");
+			return;
+		}
+		reject_proto(h, MECH_TRACEPOINT, "xfs_file_buffered_write");
+	}
+}
+
+/*
+ * Which argument of a writeback function is the folio (or head page);
+ * prog_table says which positions the BPF programs can read.
+ */
+static int folio_arg(const struct proto_fact *pr)
+{
+	for (int i = 0; i < pr->nr_args; i++)
+		if (!strcmp(pr->args[i], "folio*") || !strcmp(pr->args[i], "page*"))
+			return i;
+	return -1;
+}
+
+static void plan_writeback(struct kfacts *f, struct plan *p)
+{
+	static const char *const funcs[] = {
+		"iomap_writeback_folio", "iomap_writepage_map", "iomap_do_writepage",
+	};
+	static const char *const tps[] = { "iomap_writeback_folio", "iomap_writepage" };
+	struct hook_plan *b = &p->hooks[HOOK_WB_BEGIN], *e = &p->hooks[HOOK_WB_END];
+
+	b->required = true;
+	for (int m = MECH_FENTRY; m <= MECH_KPROBE; m++) {
+		if (!mech_allowed(p, m))
+			continue;
+		for (unsigned i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++) {
+			int arg;
+
+			if (!func_usable(f, funcs[i], m, b))
+				continue;
+			arg = folio_arg(&facts_func(f, funcs[i])->proto);
+			if (arg < 0) {
+				reject_proto(b, m, funcs[i]);
+				continue;
+			}
+			if (!choose(b, HOOK_WB_BEGIN, m == MECH_FENTRY ? PROG_FENTRY :
+				    PROG_KPROBE, arg, funcs[i]))
+				continue;
+			choose(e, HOOK_WB_END, m == MECH_FENTRY ? PROG_FEXIT : PROG_KRETPROBE,
+			       PROG_ANY_VARIANT, funcs[i]);
+			p->wb_folio_arg = arg;
+			snprintf(b->note, sizeof(b->note),
+				 "folio pointer from argument %d", arg);
+			snprintf(e->note, sizeof(e->note), "%s return",
+				 m == MECH_FENTRY ? "fexit" : "kretprobe");
+			return;
+		}
+	}
+	if (!mech_allowed(p, MECH_TRACEPOINT))
+		return;
+	for (unsigned i = 0; i < sizeof(tps) / sizeof(tps[0]); i++) {
+		if (!tp_usable(f, tps[i], b))
+			continue;
+		if (!proto_is(&facts_tp(f, tps[i])->proto, 3, "inode*", "loff_t", "u64")) {
+			reject_proto(b, MECH_TRACEPOINT, tps[i]);
+			continue;
+		}
+		/* the kernel read with guarded loads where it has bpf_rdonly_cast */
+		if (!choose_tp(f, p, HOOK_WB_BEGIN, tps[i], f->has_rdonly_cast ?
+			       WB_GUARDED_LOADS : PROG_ANY_VARIANT))
+			continue;
+		p->wb_guarded_loads = b->prog->variant == WB_GUARDED_LOADS;
+		snprintf(b->note, sizeof(b->note),
+			 "folio pointer learnt when the folio was dirtied%s",
+			 p->wb_guarded_loads ?
+			 "; folio read with guarded loads (bpf_rdonly_cast)" : "");
+		choose_derived(e, HOOK_WB_END, "(none)");
+		snprintf(e->note, sizeof(e->note),
+			 "no end event: a folio is finished by its thread's next "
+			 "folio, or by a flush of contexts idle for 50 ms");
+		return;
+	}
+}
+
+static void plan_submit(struct kfacts *f, struct plan *p)
+{
+	struct hook_plan *h = &p->hooks[HOOK_SUBMIT];
+	static const char *const tps[] = { "iomap_add_to_ioend", "iomap_writepage_map" };
+
+	h->required = true;
+	for (unsigned i = 0; i < 2; i++) {
+		const struct proto_fact *pr;
+
+		if (!tp_usable(f, tps[i], h))
+			continue;
+		pr = &facts_tp(f, tps[i])->proto;
+		if (proto_is(pr, 4, "inode*", "u64", "unsigned_int", "iomap*")) {
+			p->submit_proto = SUBMIT_RANGE;
+			snprintf(h->note, sizeof(h->note),
+				 "ranges, trimmed to the mapping as the kernel does");
+		} else if (proto_is(pr, 2, "inode*", "iomap*")) {
+			p->submit_proto = SUBMIT_PER_BLOCK;
+			snprintf(h->note, sizeof(h->note), "one block per event");
+		} else {
+			reject_proto(h, MECH_TRACEPOINT, tps[i]);
+			continue;
+		}
+		if (!choose_tp(f, p, HOOK_SUBMIT, tps[i], p->submit_proto))
+			continue;
+		if (!mech_allowed(p, MECH_TRACEPOINT))
+			append(h->note, sizeof(h->note), "tracepoint in every mode: "
+			       "iomap_add_to_ioend's prototype differs between kernels "
+			       "and it is often inlined");
+		return;
+	}
+}
+
+static void plan_whole_dirty(struct kfacts *f, struct plan *p)
+{
+	struct hook_plan *h = &p->hooks[HOOK_WHOLE_DIRTY];
+	const char *fn = "iomap_dirty_folio";
+
+	for (int m = MECH_FENTRY; m <= MECH_KPROBE; m++) {
+		if (!mech_allowed(p, m) || !func_usable(f, fn, m, h))
+			continue;
+		if (!proto_is(&facts_func(f, fn)->proto, 2, "address_space*", "folio*")) {
+			reject_proto(h, m, fn);
+			continue;
+		}
+		if (choose(h, HOOK_WHOLE_DIRTY, m == MECH_FENTRY ? PROG_FENTRY :
+			   PROG_KPROBE, PROG_ANY_VARIANT, fn))
+			return;
+	}
+	if (p->bitmap != BITMAP_NONE && p->hooks[HOOK_WB_BEGIN].chosen) {
+		choose_derived(h, HOOK_WHOLE_DIRTY, "dirty bitmap at writeback");
+		snprintf(h->note, sizeof(h->note),
+			 "blocks dirty in the kernel's bitmap but not written by a "
+			 "seen write(2) are counted as other_dirty_blocks");
+		return;
+	}
+	snprintf(h->note, sizeof(h->note), "not measured: mmap-dirtied folios show "
+		 "as folios with no dirty blocks seen");
+}
+
+static void plan_helpers(struct kfacts *f, struct plan *p)
+{
+	struct hook_plan *h = &p->hooks[HOOK_FOLIO_PTR];
+
+	if (p->hooks[HOOK_WB_BEGIN].chosen && p->hooks[HOOK_WB_BEGIN].mech == MECH_TRACEPOINT &&
+	    p->bitmap != BITMAP_NONE) {
+		if (tp_usable(f, "writeback_dirty_folio", h) &&
+		    proto_is(&facts_tp(f, "writeback_dirty_folio")->proto, 2,
+			     "folio*", "address_space*"))
+			choose_tp(f, p, HOOK_FOLIO_PTR, "writeback_dirty_folio",
+				  PROG_ANY_VARIANT);
+		else
+			snprintf(h->note, sizeof(h->note), "kernel dirty bitmap not read");
+	}
+	h = &p->hooks[HOOK_INVALIDATE];
+	if (tp_usable(f, "iomap_invalidate_folio", h) &&
+	    proto_is(&facts_tp(f, "iomap_invalidate_folio")->proto, 3,
+		     "inode*", "loff_t", "u64"))
+		choose_tp(f, p, HOOK_INVALIDATE, "iomap_invalidate_folio", PROG_ANY_VARIANT);
+	else
+		snprintf(h->note, sizeof(h->note), "records of truncated dirty pages "
+			 "stay until their map slots are needed");
+
+	h = &p->hooks[HOOK_BIO];
+	if (p->submit_proto == SUBMIT_PER_BLOCK) {
+		snprintf(h->note, sizeof(h->note), "verify cannot match bios: the "
+			 "per-block submit tracepoint has no file offset");
+	} else if (tp_usable(f, "block_bio_queue", h) &&
+		   proto_is(&facts_tp(f, "block_bio_queue")->proto, 1, "bio*")) {
+		choose_tp(f, p, HOOK_BIO, "block_bio_queue", PROG_ANY_VARIANT);
+		snprintf(h->note, sizeof(h->note), "verify only: write bios matched "
+			 "to submitted blocks by physical address");
+	}
+}
+
+/*
+ * Folios dirtied on filesystems the figures do not count (ext4, btrfs,
+ * the block device's page cache, ...): the clean -> dirty tracepoint,
+ * which every filesystem passes, in every mode (issue 26).
+ */
+static void plan_unwatched(struct kfacts *f, struct plan *p)
+{
+	struct hook_plan *h = &p->hooks[HOOK_UNWATCHED];
+
+	if (tp_usable(f, "writeback_dirty_folio", h) &&
+	    proto_is(&facts_tp(f, "writeback_dirty_folio")->proto, 2,
+		     "folio*", "address_space*") &&
+	    choose_tp(f, p, HOOK_UNWATCHED, "writeback_dirty_folio", PROG_ANY_VARIANT)) {
+		snprintf(h->note, sizeof(h->note), "folios dirtied on filesystems not "
+			 "watched (ext4, btrfs, block devices, ...), per filesystem, "
+			 "shown apart by run, hist and top");
+		return;
+	}
+	snprintf(h->note, sizeof(h->note), "filesystems not watched are not "
+		 "counted: run, hist and top cannot say what they miss");
+}
+
+static void classify(struct kfacts *f, struct plan *p)
+{
+	const struct func_fact *wbf = facts_func(f, "iomap_writeback_folio");
+	const struct tp_fact *wbt = facts_tp(f, "iomap_writeback_folio");
+
+	if (f->has_ifs) {
+		p->bitmap = BITMAP_IFS;
+		/* the symbol is asked for only when BTF does not tell */
+		if (wbf && !wbf->proto.in_btf && !(wbt && wbt->proto.in_btf))
+			facts_symbols(f);
+		if ((wbf && (wbf->proto.in_btf || wbf->in_kallsyms)) ||
+		    (wbt && wbt->proto.in_btf)) {
+			p->family = 'd';
+			p->family_desc = "iomap_folio_state, iomap_writeback_folio "
+					 "(mainline 6.17 and later)";
+		} else {
+			p->family = 'c';
+			p->family_desc = "iomap_folio_state, iomap_writepage_map "
+					 "(mainline 6.6 to 6.16)";
+		}
+	} else if (f->iop_has_state) {
+		p->bitmap = BITMAP_IOP_STATE;
+		p->family = 'a';
+		p->family_desc = "iomap_page with state[] (RFCv4 per-block dirty "
+				 "tracking patched in)";
+	} else if (f->iop_has_uptodate) {
+		p->bitmap = BITMAP_NONE;
+		p->family = 'b';
+		p->family_desc = "iomap_page with uptodate[] only (no per-block "
+				 "dirty tracking: whole folios are written)";
+	} else {
+		p->bitmap = BITMAP_NONE;
+		p->family = '?';
+		p->family_desc = "no iomap per-folio state type in BTF";
+	}
+}
+
+int plan_build(struct kfacts *f, int mode, struct plan *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->mode = mode;
+	classify(f, p);
+	p->cgroup_ids = facts_cgroup_ids(f, p->cgroup_why, sizeof(p->cgroup_why));
+	if (!f->has_btf) {
+		snprintf(p->error, sizeof(p->error), "the kernel has no BTF "
+			 "(/sys/kernel/btf/vmlinux): CO-RE programs cannot be relocated");
+		return -EOPNOTSUPP;
+	}
+	plan_write(f, p);
+	plan_writeback(f, p);
+	plan_submit(f, p);
+	plan_whole_dirty(f, p);
+	plan_helpers(f, p);
+	plan_unwatched(f, p);
+
+	p->ok = true;
+	for (int i = 0; i < NR_HOOKS; i++) {
+		if (p->hooks[i].required && !p->hooks[i].chosen) {
+			p->ok = false;
+			snprintf(p->error, sizeof(p->error),
+				 "cannot measure '%s'%s%s: %s", hook_names[i],
+				 mode == MODE_AUTO ? "" : " with mode ",
+				 mode == MODE_AUTO ? "" : plan_mode_name(mode),
+				 p->hooks[i].rejected[0] ? p->hooks[i].rejected :
+				 "no candidate");
+			break;
+		}
+	}
+	return p->ok ? 0 : -EOPNOTSUPP;
+}
+
+int plan_mode_parse(const char *s, int *mode)
+{
+	for (int m = MODE_AUTO; m <= MODE_RAW_TP; m++) {
+		if (!strcmp(s, plan_mode_name(m))) {
+			*mode = m;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* A hook the always-on level does not attach, and why. */
+static void detach_for_level(struct hook_plan *h, const char *why)
+{
+	if (!h->chosen)
+		return;
+	h->chosen = false;
+	snprintf(h->note, sizeof(h->note), "not attached at the always-on accounting "
+		 "level: %s", why);
+}
+
+void plan_set_accounting(struct plan *p, enum accounting_level l)
+{
+	p->accounting = l;
+	if (l != ACCOUNTING_ALWAYS_ON)
+		return;
+	/* what only feeds the per-page records, which this level does not keep */
+	detach_for_level(&p->hooks[HOOK_WHOLE_DIRTY], "no page records; a folio "
+			 "dirtied whole shows in the kernel's dirty bitmap");
+	detach_for_level(&p->hooks[HOOK_FOLIO_PTR], "writeback finds the folio in the "
+			 "page cache");
+	detach_for_level(&p->hooks[HOOK_INVALIDATE], "no page records to forget");
+	detach_for_level(&p->hooks[HOOK_UNWATCHED], "no command at this level says "
+			 "what it does not watch");
+	if (p->hooks[HOOK_WB_BEGIN].chosen && p->hooks[HOOK_WB_BEGIN].mech == MECH_TRACEPOINT)
+		snprintf(p->hooks[HOOK_WB_BEGIN].note, sizeof(p->hooks[HOOK_WB_BEGIN].note),
+			 "folio found in the page cache (always-on accounting)%s",
+			 p->wb_guarded_loads ? "; read with guarded loads (bpf_rdonly_cast)" : "");
+}

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The hooks and the BPF programs that serve them: see programs.h. */
+#include <stddef.h>
+#include <string.h>
+#include "iomapdirty.h"
+#include "live/programs.h"
+
+const char *const hook_names[NR_HOOKS] = {
+	[HOOK_WRITE] = "write",
+	[HOOK_WHOLE_DIRTY] = "whole_folio_dirty",
+	[HOOK_WB_BEGIN] = "writeback_begin",
+	[HOOK_WB_END] = "writeback_end",
+	[HOOK_SUBMIT] = "submit",
+	[HOOK_FOLIO_PTR] = "folio_pointer",
+	[HOOK_INVALIDATE] = "invalidate",
+	[HOOK_BIO] = "block_bio",
+	[HOOK_UNWATCHED] = "unwatched_dirty",
+};
+
+const char *const prog_kind_names[NR_PROG_KINDS] = {
+	[PROG_FENTRY] = "fentry",
+	[PROG_FEXIT] = "fexit",
+	[PROG_KPROBE] = "kprobe",
+	[PROG_KRETPROBE] = "kretprobe",
+	[PROG_TP_BTF] = "tp_btf",
+	[PROG_RAW_TP] = "raw_tp",
+	[PROG_USER] = "user",
+};
+
+#define ANY	PROG_ANY_VARIANT
+
+/*
+ * Programs that serve no hook, run by user space in every plan:
+ * count_unwritten sums the page records writeback has not taken yet (the
+ * end of `run`, engine_unwritten()).
+ */
+const char *const prog_utilities[] = { "count_unwritten", NULL };
+
+/*
+ * An fentry/fexit program may read only the arguments its target has, so
+ * each prototype has its own program; a kprobe reads registers and takes
+ * the variant from .rodata (write_end_proto, wb_folio_arg), so one program
+ * serves several rows. A tracepoint has a tp_btf program (arguments typed
+ * by BTF, plain loads) and a raw_tp twin (probe reads) counting the same.
+ */
+const struct prog_def prog_table[] = {
+	/* iomap_write_end: 6.1-6.15 (iter, pos, len, copied, folio), 6.16+ no pos */
+	{ HOOK_WRITE, PROG_FEXIT, WRITE_END_POS, "fexit_write_end_pos" },
+	{ HOOK_WRITE, PROG_FEXIT, WRITE_END_ITER, "fexit_write_end_iter" },
+	{ HOOK_WRITE, PROG_KPROBE, WRITE_END_POS, "kprobe_write_end" },
+	{ HOOK_WRITE, PROG_KPROBE, WRITE_END_ITER, "kprobe_write_end" },
+	/* xfs_file_buffered_write (XFS only) */
+	{ HOOK_WRITE, PROG_TP_BTF, ANY, "btf_xfs_buffered_write" },
+	{ HOOK_WRITE, PROG_RAW_TP, ANY, "tp_xfs_buffered_write" },
+
+	/* iomap_dirty_folio (RFCv4, 6.6+) */
+	{ HOOK_WHOLE_DIRTY, PROG_FENTRY, ANY, "fentry_dirty_folio" },
+	{ HOOK_WHOLE_DIRTY, PROG_KPROBE, ANY, "kprobe_dirty_folio" },
+
+	/* the folio's (or head page's) argument position in the writeback function */
+	{ HOOK_WB_BEGIN, PROG_FENTRY, 0, "fentry_wb_begin_a0" },	/* iomap_do_writepage */
+	{ HOOK_WB_BEGIN, PROG_FENTRY, 1, "fentry_wb_begin_a1" },	/* iomap_writeback_folio */
+	{ HOOK_WB_BEGIN, PROG_FENTRY, 2, "fentry_wb_begin_a2" },	/* writepage_map 6.9-6.16 */
+	{ HOOK_WB_BEGIN, PROG_FENTRY, 3, "fentry_wb_begin_a3" },	/* writepage_map 6.1-6.6 */
+	{ HOOK_WB_BEGIN, PROG_KPROBE, 0, "kprobe_wb_begin" },
+	{ HOOK_WB_BEGIN, PROG_KPROBE, 1, "kprobe_wb_begin" },
+	{ HOOK_WB_BEGIN, PROG_KPROBE, 2, "kprobe_wb_begin" },
+	{ HOOK_WB_BEGIN, PROG_KPROBE, 3, "kprobe_wb_begin" },
+	/* iomap_writepage (6.1-6.16), iomap_writeback_folio (6.17+) */
+	{ HOOK_WB_BEGIN, PROG_TP_BTF, WB_GUARDED_LOADS, "btf_wb_folio_ld" },	/* 6.2+ */
+	{ HOOK_WB_BEGIN, PROG_TP_BTF, ANY, "btf_wb_folio" },
+	{ HOOK_WB_BEGIN, PROG_RAW_TP, ANY, "tp_wb_folio" },
+
+	{ HOOK_WB_END, PROG_FEXIT, ANY, "fexit_wb_end" },
+	{ HOOK_WB_END, PROG_KRETPROBE, ANY, "kretprobe_wb_end" },
+	/* tracepoint plans: no end event; the flush (engine_flush) ends folios */
+	{ HOOK_WB_END, PROG_USER, ANY, "flush_idle" },
+
+	/* iomap_writepage_map (6.1-6.16), iomap_add_to_ioend (6.17+) */
+	{ HOOK_SUBMIT, PROG_TP_BTF, SUBMIT_RANGE, "btf_submit_range" },
+	{ HOOK_SUBMIT, PROG_RAW_TP, SUBMIT_RANGE, "tp_submit_range" },
+	{ HOOK_SUBMIT, PROG_TP_BTF, SUBMIT_PER_BLOCK, "btf_submit_block" },
+	{ HOOK_SUBMIT, PROG_RAW_TP, SUBMIT_PER_BLOCK, "tp_submit_block" },
+
+	/* writeback_dirty_folio */
+	{ HOOK_FOLIO_PTR, PROG_TP_BTF, ANY, "btf_dirty_folio" },
+	{ HOOK_FOLIO_PTR, PROG_RAW_TP, ANY, "tp_dirty_folio" },
+
+	/* iomap_invalidate_folio, block_bio_queue: raw_tp only */
+	{ HOOK_INVALIDATE, PROG_RAW_TP, ANY, "tp_invalidate" },
+	{ HOOK_BIO, PROG_RAW_TP, ANY, "tp_bio_queue" },
+
+	/* writeback_dirty_folio again: filesystems not watched (unwatched.bpf.c) */
+	{ HOOK_UNWATCHED, PROG_TP_BTF, ANY, "btf_unwatched_dirty" },
+	{ HOOK_UNWATCHED, PROG_RAW_TP, ANY, "tp_unwatched_dirty" },
+};
+
+const unsigned int prog_table_len = sizeof(prog_table) / sizeof(prog_table[0]);
+
+const struct prog_def *prog_find(enum hook hook, enum prog_kind kind, int variant)
+{
+	for (unsigned int i = 0; i < prog_table_len; i++) {
+		const struct prog_def *d = &prog_table[i];
+
+		if (d->hook == hook && d->kind == kind &&
+		    (d->variant == ANY || d->variant == variant))
+			return d;
+	}
+	return NULL;
+}
+
+enum mechanism prog_mechanism(enum prog_kind kind)
+{
+	switch (kind) {
+	case PROG_FENTRY:
+	case PROG_FEXIT:
+		return MECH_FENTRY;
+	case PROG_KPROBE:
+	case PROG_KRETPROBE:
+		return MECH_KPROBE;
+	case PROG_TP_BTF:
+	case PROG_RAW_TP:
+		return MECH_TRACEPOINT;
+	default:
+		return MECH_DERIVED;
+	}
+}
+
+bool prog_is_return(enum prog_kind kind)
+{
+	return kind == PROG_FEXIT || kind == PROG_KRETPROBE;
+}
+
+bool prog_is_utility(const char *name)
+{
+	for (int i = 0; prog_utilities[i]; i++)
+		if (!strcmp(prog_utilities[i], name))
+			return true;
+	return false;
+}

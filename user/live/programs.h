@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The hooks a plan fills, and the one table of the BPF programs that can
+ * serve them: for each hook, kind of program (which also says how it is
+ * attached and whether it runs at the function's return) and kernel
+ * variant, the program's name in the BPF object. The planner (plan.c)
+ * picks rows of it, the engine (engine.c) loads and attaches what the
+ * rows say, and tests/unit/test_programs.c checks every row against the
+ * BPF object and that plans for every kernel family reach every row.
+ */
+#ifndef IOMAPDIRTY_PROGRAMS_H
+#define IOMAPDIRTY_PROGRAMS_H
+
+#include <stdbool.h>
+#include "live/facts.h"
+
+enum hook {
+	HOOK_WRITE,		/* bytes the application wrote */
+	HOOK_WHOLE_DIRTY,	/* folios dirtied whole (mmap) */
+	HOOK_WB_BEGIN,		/* one folio's writeback starts */
+	HOOK_WB_END,		/* ... and ends */
+	HOOK_SUBMIT,		/* ranges submitted to the device */
+	HOOK_FOLIO_PTR,		/* tracepoint mode: learn folio pointers */
+	HOOK_INVALIDATE,	/* dirty data thrown away: forget records */
+	HOOK_BIO,		/* verify: write bios at the block layer */
+	HOOK_UNWATCHED,		/* folios dirtied on filesystems not watched */
+	NR_HOOKS,
+};
+
+extern const char *const hook_names[NR_HOOKS];
+
+enum prog_kind {
+	PROG_FENTRY,		/* fentry/: bound to its target at load */
+	PROG_FEXIT,		/* fexit/: the same, at return */
+	PROG_KPROBE,		/* kprobe/ */
+	PROG_KRETPROBE,		/* kretprobe/: at return */
+	PROG_TP_BTF,		/* tp_btf/: bound to the tracepoint at load */
+	PROG_RAW_TP,		/* raw_tp/: every field a probe read */
+	PROG_USER,		/* run by user space (BPF_PROG_TEST_RUN), never attached */
+	NR_PROG_KINDS,
+};
+
+/* Any variant: the program reads what differs between kernels itself. */
+#define PROG_ANY_VARIANT	(-1)
+/* HOOK_WB_BEGIN's tp_btf program reading the kernel with guarded loads */
+#define WB_GUARDED_LOADS	1
+
+struct prog_def {
+	enum hook hook;
+	enum prog_kind kind;
+	/*
+	 * The kernel variant the program is written for, in the plan's own
+	 * terms: HOOK_WRITE, enum write_end_proto; HOOK_WB_BEGIN, the
+	 * folio's argument position; HOOK_SUBMIT, enum submit_proto.
+	 */
+	int variant;
+	const char *name;	/* the program in the BPF object */
+};
+
+extern const struct prog_def prog_table[];
+/* Programs with no hook, loaded in every plan and run by user space. */
+extern const char *const prog_utilities[];
+bool prog_is_utility(const char *name);
+extern const unsigned int prog_table_len;
+extern const char *const prog_kind_names[NR_PROG_KINDS];
+
+/* The row for hook, kind and variant; NULL if no program serves it. */
+const struct prog_def *prog_find(enum hook hook, enum prog_kind kind, int variant);
+/* fentry/fexit: MECH_FENTRY, ..., PROG_USER: MECH_DERIVED. */
+enum mechanism prog_mechanism(enum prog_kind kind);
+bool prog_is_return(enum prog_kind kind);
+
+#endif
