@@ -14,7 +14,9 @@
 #   live/, exporter/, cmd/               anything
 #
 # Every .c and .h of user/ is in a folder this script knows (a new folder
-# needs its rule here), and the check is shown to see a violation.
+# needs its rule here), and the check is shown to see a violation. And
+# the kernel symbols the tool attaches to are written once, in the hook
+# target table (live/programs.c), never in plan.c or facts.c.
 # PASS/FAIL lines, one per file and rule; no root needed.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -74,6 +76,23 @@ for f in user/*/*.c user/*/*.h; do
 		fi
 		;;
 	esac
+done
+
+# One table of hook targets (live/programs.c, hook_targets[]): the planner
+# takes every kernel symbol from it, so none is written in plan.c as a
+# string of its own.
+symbols=$(sed -n 's/^\t{ HOOK_[A-Z_]*, TARGET_[A-Z]*, "\([a-z_0-9]*\)".*/\1/p' user/live/programs.c | sort -u)
+if [ "$(wc -w <<<"$symbols")" -lt 10 ]; then
+	bad "targets.table_read: $(wc -w <<<"$symbols") symbols read from hook_targets[] (its shape changed?)"
+else
+	ok "targets.table_read: $(wc -w <<<"$symbols") kernel symbols in hook_targets[]"
+fi
+for sym in $symbols; do
+	if grep -n "\"$sym\"" user/live/plan.c user/live/facts.c >/dev/null; then
+		bad "targets.$sym: written as a string in $(grep -ln "\"$sym\"" user/live/plan.c user/live/facts.c | tr '\n' ' ')(take it from hook_targets[])"
+	else
+		ok "targets.$sym: only in hook_targets[], not in plan.c or facts.c"
+	fi
 done
 
 # the check itself: a file of output/ that includes the engine must be seen

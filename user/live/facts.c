@@ -8,29 +8,8 @@
 #include <unistd.h>
 #include <bpf/btf.h>
 #include "live/facts.h"
+#include "live/programs.h"
 #include "live/trial.h"
-
-const char *const fact_func_names[] = {
-	"iomap_write_end",
-	"iomap_dirty_folio",
-	"iomap_writeback_folio",
-	"iomap_writepage_map",
-	"iomap_do_writepage",
-	"iomap_add_to_ioend",
-	NULL,
-};
-
-const char *const fact_tp_names[] = {
-	"xfs_file_buffered_write",
-	"writeback_dirty_folio",
-	"iomap_writeback_folio",
-	"iomap_writepage",
-	"iomap_add_to_ioend",
-	"iomap_writepage_map",
-	"iomap_invalidate_folio",
-	"block_bio_queue",
-	NULL,
-};
 
 const char *const mech_names[NR_MECHS] = { "fentry", "kprobe", "tracepoint" };
 
@@ -248,13 +227,14 @@ void facts_symbols(struct kfacts *f)
 void facts_init(struct kfacts *f)
 {
 	memset(f, 0, sizeof(*f));
-	for (int i = 0; fact_func_names[i] && i < FACT_MAX_FUNCS; i++) {
-		snprintf(f->funcs[i].name, FACT_NAME_LEN, "%s", fact_func_names[i]);
+	/* exactly the symbols of the hook target table (programs.c) */
+	for (int i = 0; target_symbol(TARGET_FUNC, i) && i < FACT_MAX_FUNCS; i++) {
+		snprintf(f->funcs[i].name, FACT_NAME_LEN, "%s", target_symbol(TARGET_FUNC, i));
 		f->funcs[i].traceable = -1;
 		f->nr_funcs++;
 	}
-	for (int i = 0; fact_tp_names[i] && i < FACT_MAX_TPS; i++) {
-		snprintf(f->tps[i].name, FACT_NAME_LEN, "%s", fact_tp_names[i]);
+	for (int i = 0; target_symbol(TARGET_TP, i) && i < FACT_MAX_TPS; i++) {
+		snprintf(f->tps[i].name, FACT_NAME_LEN, "%s", target_symbol(TARGET_TP, i));
 		f->nr_tps++;
 	}
 	for (int i = 0; i < NR_FACT_HELPERS; i++)

@@ -121,8 +121,6 @@ struct kfacts {
 				 * the others share; 0 when none yet */
 };
 
-extern const char *const fact_func_names[];
-extern const char *const fact_tp_names[];
 extern const char *const mech_names[NR_MECHS];
 extern const char *const fact_helper_names[NR_FACT_HELPERS];
 

@@ -221,7 +221,8 @@ const char *plan_mode_name(int mode)
 static void plan_write(struct kfacts *f, struct plan *p)
 {
 	struct hook_plan *h = &p->hooks[HOOK_WRITE];
-	const char *fn = "iomap_write_end";
+	const char *fn = hook_target(HOOK_WRITE, TARGET_FUNC, 0);
+	const char *tp = hook_target(HOOK_WRITE, TARGET_TP, 0);
 
 	h->required = true;
 	for (int m = MECH_FENTRY; m <= MECH_KPROBE; m++) {
@@ -251,18 +252,16 @@ static void plan_write(struct kfacts *f, struct plan *p)
 			 "folios counted as 0, as the kernel does)");
 		return;
 	}
-	if (mech_allowed(p, MECH_TRACEPOINT) && tp_usable(f, "xfs_file_buffered_write", h)) {
-		if (proto_is(&facts_tp(f, "xfs_file_buffered_write")->proto, 2,
-			     "kiocb*", "iov_iter*")) {
-			if (!choose_tp(f, p, HOOK_WRITE, "xfs_file_buffered_write",
-				       PROG_ANY_VARIANT))
+	if (mech_allowed(p, MECH_TRACEPOINT) && tp_usable(f, tp, h)) {
+		if (proto_is(&facts_tp(f, tp)->proto, 2, "kiocb*", "iov_iter*")) {
+			if (!choose_tp(f, p, HOOK_WRITE, tp, PROG_ANY_VARIANT))
 				return;
 			snprintf(h->note, sizeof(h->note),
 				 "XFS only; bytes requested by each write(2), counted "
 				 "before the copy (a short write counts its request)");
 			return;
 		}
-		reject_proto(h, MECH_TRACEPOINT, "xfs_file_buffered_write");
+		reject_proto(h, MECH_TRACEPOINT, tp);
 	}
 }
 
@@ -280,31 +279,28 @@ static int folio_arg(const struct proto_fact *pr)
 
 static void plan_writeback(struct kfacts *f, struct plan *p)
 {
-	static const char *const funcs[] = {
-		"iomap_writeback_folio", "iomap_writepage_map", "iomap_do_writepage",
-	};
-	static const char *const tps[] = { "iomap_writeback_folio", "iomap_writepage" };
+	const char *fn, *tp;
 	struct hook_plan *b = &p->hooks[HOOK_WB_BEGIN], *e = &p->hooks[HOOK_WB_END];
 
 	b->required = true;
 	for (int m = MECH_FENTRY; m <= MECH_KPROBE; m++) {
 		if (!mech_allowed(p, m))
 			continue;
-		for (unsigned i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++) {
+		for (unsigned i = 0; (fn = hook_target(HOOK_WB_BEGIN, TARGET_FUNC, i)); i++) {
 			int arg;
 
-			if (!func_usable(f, funcs[i], m, b))
+			if (!func_usable(f, fn, m, b))
 				continue;
-			arg = folio_arg(&facts_func(f, funcs[i])->proto);
+			arg = folio_arg(&facts_func(f, fn)->proto);
 			if (arg < 0) {
-				reject_proto(b, m, funcs[i]);
+				reject_proto(b, m, fn);
 				continue;
 			}
 			if (!choose(b, HOOK_WB_BEGIN, m == MECH_FENTRY ? PROG_FENTRY :
-				    PROG_KPROBE, arg, funcs[i]))
+				    PROG_KPROBE, arg, fn))
 				continue;
 			choose(e, HOOK_WB_END, m == MECH_FENTRY ? PROG_FEXIT : PROG_KRETPROBE,
-			       PROG_ANY_VARIANT, funcs[i]);
+			       PROG_ANY_VARIANT, fn);
 			p->wb_folio_arg = arg;
 			snprintf(b->note, sizeof(b->note),
 				 "folio pointer from argument %d", arg);
@@ -315,15 +311,15 @@ static void plan_writeback(struct kfacts *f, struct plan *p)
 	}
 	if (!mech_allowed(p, MECH_TRACEPOINT))
 		return;
-	for (unsigned i = 0; i < sizeof(tps) / sizeof(tps[0]); i++) {
-		if (!tp_usable(f, tps[i], b))
+	for (unsigned i = 0; (tp = hook_target(HOOK_WB_BEGIN, TARGET_TP, i)); i++) {
+		if (!tp_usable(f, tp, b))
 			continue;
-		if (!proto_is(&facts_tp(f, tps[i])->proto, 3, "inode*", "loff_t", "u64")) {
-			reject_proto(b, MECH_TRACEPOINT, tps[i]);
+		if (!proto_is(&facts_tp(f, tp)->proto, 3, "inode*", "loff_t", "u64")) {
+			reject_proto(b, MECH_TRACEPOINT, tp);
 			continue;
 		}
 		/* the kernel read with guarded loads where it has bpf_rdonly_cast */
-		if (!choose_tp(f, p, HOOK_WB_BEGIN, tps[i], f->has_rdonly_cast ?
+		if (!choose_tp(f, p, HOOK_WB_BEGIN, tp, f->has_rdonly_cast ?
 			       WB_GUARDED_LOADS : PROG_ANY_VARIANT))
 			continue;
 		p->wb_guarded_loads = b->prog->variant == WB_GUARDED_LOADS;
@@ -342,15 +338,15 @@ static void plan_writeback(struct kfacts *f, struct plan *p)
 static void plan_submit(struct kfacts *f, struct plan *p)
 {
 	struct hook_plan *h = &p->hooks[HOOK_SUBMIT];
-	static const char *const tps[] = { "iomap_add_to_ioend", "iomap_writepage_map" };
+	const char *tp;
 
 	h->required = true;
-	for (unsigned i = 0; i < 2; i++) {
+	for (unsigned i = 0; (tp = hook_target(HOOK_SUBMIT, TARGET_TP, i)); i++) {
 		const struct proto_fact *pr;
 
-		if (!tp_usable(f, tps[i], h))
+		if (!tp_usable(f, tp, h))
 			continue;
-		pr = &facts_tp(f, tps[i])->proto;
+		pr = &facts_tp(f, tp)->proto;
 		if (proto_is(pr, 4, "inode*", "u64", "unsigned_int", "iomap*")) {
 			p->submit_proto = SUBMIT_RANGE;
 			snprintf(h->note, sizeof(h->note),
@@ -359,10 +355,10 @@ static void plan_submit(struct kfacts *f, struct plan *p)
 			p->submit_proto = SUBMIT_PER_BLOCK;
 			snprintf(h->note, sizeof(h->note), "one block per event");
 		} else {
-			reject_proto(h, MECH_TRACEPOINT, tps[i]);
+			reject_proto(h, MECH_TRACEPOINT, tp);
 			continue;
 		}
-		if (!choose_tp(f, p, HOOK_SUBMIT, tps[i], p->submit_proto))
+		if (!choose_tp(f, p, HOOK_SUBMIT, tp, p->submit_proto))
 			continue;
 		if (!mech_allowed(p, MECH_TRACEPOINT))
 			append(h->note, sizeof(h->note), "tracepoint in every mode: "
@@ -375,7 +371,7 @@ static void plan_submit(struct kfacts *f, struct plan *p)
 static void plan_whole_dirty(struct kfacts *f, struct plan *p)
 {
 	struct hook_plan *h = &p->hooks[HOOK_WHOLE_DIRTY];
-	const char *fn = "iomap_dirty_folio";
+	const char *fn = hook_target(HOOK_WHOLE_DIRTY, TARGET_FUNC, 0);
 
 	for (int m = MECH_FENTRY; m <= MECH_KPROBE; m++) {
 		if (!mech_allowed(p, m) || !func_usable(f, fn, m, h))
@@ -402,33 +398,32 @@ static void plan_whole_dirty(struct kfacts *f, struct plan *p)
 static void plan_helpers(struct kfacts *f, struct plan *p)
 {
 	struct hook_plan *h = &p->hooks[HOOK_FOLIO_PTR];
+	const char *tp = hook_target(HOOK_FOLIO_PTR, TARGET_TP, 0);
 
 	if (p->hooks[HOOK_WB_BEGIN].chosen && p->hooks[HOOK_WB_BEGIN].mech == MECH_TRACEPOINT &&
 	    p->bitmap != BITMAP_NONE) {
-		if (tp_usable(f, "writeback_dirty_folio", h) &&
-		    proto_is(&facts_tp(f, "writeback_dirty_folio")->proto, 2,
-			     "folio*", "address_space*"))
-			choose_tp(f, p, HOOK_FOLIO_PTR, "writeback_dirty_folio",
-				  PROG_ANY_VARIANT);
+		if (tp_usable(f, tp, h) &&
+		    proto_is(&facts_tp(f, tp)->proto, 2, "folio*", "address_space*"))
+			choose_tp(f, p, HOOK_FOLIO_PTR, tp, PROG_ANY_VARIANT);
 		else
 			snprintf(h->note, sizeof(h->note), "kernel dirty bitmap not read");
 	}
 	h = &p->hooks[HOOK_INVALIDATE];
-	if (tp_usable(f, "iomap_invalidate_folio", h) &&
-	    proto_is(&facts_tp(f, "iomap_invalidate_folio")->proto, 3,
-		     "inode*", "loff_t", "u64"))
-		choose_tp(f, p, HOOK_INVALIDATE, "iomap_invalidate_folio", PROG_ANY_VARIANT);
+	tp = hook_target(HOOK_INVALIDATE, TARGET_TP, 0);
+	if (tp_usable(f, tp, h) &&
+	    proto_is(&facts_tp(f, tp)->proto, 3, "inode*", "loff_t", "u64"))
+		choose_tp(f, p, HOOK_INVALIDATE, tp, PROG_ANY_VARIANT);
 	else
 		snprintf(h->note, sizeof(h->note), "records of truncated dirty pages "
 			 "stay until their map slots are needed");
 
 	h = &p->hooks[HOOK_BIO];
+	tp = hook_target(HOOK_BIO, TARGET_TP, 0);
 	if (p->submit_proto == SUBMIT_PER_BLOCK) {
 		snprintf(h->note, sizeof(h->note), "verify cannot match bios: the "
 			 "per-block submit tracepoint has no file offset");
-	} else if (tp_usable(f, "block_bio_queue", h) &&
-		   proto_is(&facts_tp(f, "block_bio_queue")->proto, 1, "bio*")) {
-		choose_tp(f, p, HOOK_BIO, "block_bio_queue", PROG_ANY_VARIANT);
+	} else if (tp_usable(f, tp, h) && proto_is(&facts_tp(f, tp)->proto, 1, "bio*")) {
+		choose_tp(f, p, HOOK_BIO, tp, PROG_ANY_VARIANT);
 		snprintf(h->note, sizeof(h->note), "verify only: write bios matched "
 			 "to submitted blocks by physical address");
 	}
@@ -442,11 +437,11 @@ static void plan_helpers(struct kfacts *f, struct plan *p)
 static void plan_unwatched(struct kfacts *f, struct plan *p)
 {
 	struct hook_plan *h = &p->hooks[HOOK_UNWATCHED];
+	const char *tp = hook_target(HOOK_UNWATCHED, TARGET_TP, 0);
 
-	if (tp_usable(f, "writeback_dirty_folio", h) &&
-	    proto_is(&facts_tp(f, "writeback_dirty_folio")->proto, 2,
-		     "folio*", "address_space*") &&
-	    choose_tp(f, p, HOOK_UNWATCHED, "writeback_dirty_folio", PROG_ANY_VARIANT)) {
+	if (tp_usable(f, tp, h) &&
+	    proto_is(&facts_tp(f, tp)->proto, 2, "folio*", "address_space*") &&
+	    choose_tp(f, p, HOOK_UNWATCHED, tp, PROG_ANY_VARIANT)) {
 		snprintf(h->note, sizeof(h->note), "folios dirtied on filesystems not "
 			 "watched (ext4, btrfs, block devices, ...), per filesystem, "
 			 "shown apart by run, hist and top");
@@ -458,8 +453,9 @@ static void plan_unwatched(struct kfacts *f, struct plan *p)
 
 static void classify(struct kfacts *f, struct plan *p)
 {
-	const struct func_fact *wbf = facts_func(f, "iomap_writeback_folio");
-	const struct tp_fact *wbt = facts_tp(f, "iomap_writeback_folio");
+	/* the newest writeback symbol (the table's first) tells 6.17 and later */
+	const struct func_fact *wbf = facts_func(f, hook_target(HOOK_WB_BEGIN, TARGET_FUNC, 0));
+	const struct tp_fact *wbt = facts_tp(f, hook_target(HOOK_WB_BEGIN, TARGET_TP, 0));
 
 	if (f->has_ifs) {
 		p->bitmap = BITMAP_IFS;

@@ -97,6 +97,61 @@ const struct prog_def prog_table[] = {
 
 const unsigned int prog_table_len = sizeof(prog_table) / sizeof(prog_table[0]);
 
+/*
+ * The kernel symbols, per hook in order of preference (notes/kernels.md
+ * says which kernels have which). Rows of different hooks interleave so
+ * that the facts' lists keep their order (facts files, probes --json).
+ */
+const struct hook_target hook_targets[] = {
+	{ HOOK_WRITE, TARGET_FUNC, "iomap_write_end", false },
+	{ HOOK_WRITE, TARGET_TP, "xfs_file_buffered_write", false },	/* XFS only */
+	{ HOOK_WHOLE_DIRTY, TARGET_FUNC, "iomap_dirty_folio", false },
+	{ HOOK_FOLIO_PTR, TARGET_TP, "writeback_dirty_folio", false },
+	/* the newest writeback function first: 6.17+, then 6.6-6.16, then 6.1-6.5 */
+	{ HOOK_WB_BEGIN, TARGET_FUNC, "iomap_writeback_folio", false },
+	{ HOOK_WB_BEGIN, TARGET_TP, "iomap_writeback_folio", false },
+	{ HOOK_WB_BEGIN, TARGET_FUNC, "iomap_writepage_map", false },
+	{ HOOK_WB_BEGIN, TARGET_TP, "iomap_writepage", false },
+	{ HOOK_WB_BEGIN, TARGET_FUNC, "iomap_do_writepage", false },
+	{ HOOK_SUBMIT, TARGET_TP, "iomap_add_to_ioend", false },	/* 6.17+ */
+	/* its prototype differs between kernels and it is often inlined */
+	{ HOOK_SUBMIT, TARGET_FUNC, "iomap_add_to_ioend", true },
+	{ HOOK_SUBMIT, TARGET_TP, "iomap_writepage_map", false },	/* 6.1-6.16 */
+	{ HOOK_INVALIDATE, TARGET_TP, "iomap_invalidate_folio", false },
+	{ HOOK_BIO, TARGET_TP, "block_bio_queue", false },
+	{ HOOK_UNWATCHED, TARGET_TP, "writeback_dirty_folio", false },
+};
+
+const unsigned int hook_targets_len = sizeof(hook_targets) / sizeof(hook_targets[0]);
+
+const char *hook_target(enum hook hook, enum target_kind kind, unsigned int i)
+{
+	for (unsigned int r = 0; r < hook_targets_len; r++) {
+		const struct hook_target *t = &hook_targets[r];
+
+		if (t->hook == hook && t->kind == kind && !t->fact_only && i-- == 0)
+			return t->symbol;
+	}
+	return NULL;
+}
+
+static bool seen_before(unsigned int r)
+{
+	for (unsigned int q = 0; q < r; q++)
+		if (hook_targets[q].kind == hook_targets[r].kind &&
+		    !strcmp(hook_targets[q].symbol, hook_targets[r].symbol))
+			return true;
+	return false;
+}
+
+const char *target_symbol(enum target_kind kind, unsigned int i)
+{
+	for (unsigned int r = 0; r < hook_targets_len; r++)
+		if (hook_targets[r].kind == kind && !seen_before(r) && i-- == 0)
+			return hook_targets[r].symbol;
+	return NULL;
+}
+
 const struct prog_def *prog_find(enum hook hook, enum prog_kind kind, int variant)
 {
 	for (unsigned int i = 0; i < prog_table_len; i++) {

@@ -64,6 +64,28 @@ bool prog_is_utility(const char *name);
 extern const unsigned int prog_table_len;
 extern const char *const prog_kind_names[NR_PROG_KINDS];
 
+/*
+ * Where a hook attaches: a kernel function (fentry, kprobe) or a
+ * tracepoint. One table (programs.c) names every symbol the tool looks
+ * for: facts gathers exactly these (facts_init) and the planner takes
+ * them from here, in the table's order of preference per hook and kind.
+ */
+enum target_kind { TARGET_FUNC, TARGET_TP };
+
+struct hook_target {
+	enum hook hook;
+	enum target_kind kind;
+	const char *symbol;
+	bool fact_only;		/* gathered and reported, never attached */
+};
+
+extern const struct hook_target hook_targets[];
+extern const unsigned int hook_targets_len;
+/* The i-th symbol hook may attach to as kind (0: preferred); NULL after the last. */
+const char *hook_target(enum hook hook, enum target_kind kind, unsigned int i);
+/* The i-th distinct symbol of kind in the table, for facts; NULL after the last. */
+const char *target_symbol(enum target_kind kind, unsigned int i);
+
 /* The row for hook, kind and variant; NULL if no program serves it. */
 const struct prog_def *prog_find(enum hook hook, enum prog_kind kind, int variant);
 /* fentry/fexit: MECH_FENTRY, ..., PROG_USER: MECH_DERIVED. */
