@@ -5,6 +5,10 @@
 # hist --cgroup B (both --shared, attached at once) must each give exactly
 # its writer's figures, and nothing of the other's; top --json, unfiltered,
 # must name each file's writer (cgroup path, command) with those figures.
+# B's cgroup is named like a systemd unit (wt-attrib-cgB-PID.scope): a
+# third hist, --unit NAME, finds it by name and must give B's figures too
+# (where systemd is PID 1, tests/exporter/systemd.sh names a real
+# systemd-run unit).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib.sh
@@ -13,8 +17,11 @@ source "$here/lib.sh"
 source "$here/../lib/xfsloop.sh"
 work=$(mktemp -d /tmp/cli_cgroup_filter.XXXXXX)
 root=$(cgroup2_root)
-cga=$root/wt-attrib-cgA.$$ cgb=$root/wt-attrib-cgB.$$
-CG_DIRS=("$cga" "$cgb")
+cga=$root/wt-attrib-cgA.$$ cgb=$root/wt-attrib-cgB-$$.scope
+unit_b=wt-attrib-cgB-$$.scope
+# two cgroups of one unit name, for --unit's "several" refusal
+dup1=$root/wt-attrib-dup1.$$ dup2=$root/wt-attrib-dup2.$$
+CG_DIRS=("$cga" "$cgb" "$dup1/d-$$.service" "$dup2/d-$$.service" "$dup1" "$dup2")
 CG_WORK=$work
 trap cgroup_test_cleanup EXIT
 
@@ -44,12 +51,14 @@ writer "$cgb" "$work/go_b" scatter "$m/b" --count 25 --len 2000 --stride 13000 -
 	>"$work/b.exp"
 pid_b=$!
 
-for name in a b; do
-	eval "cg=\$cg$name"
-	# the path relative to the v2 root for a, under the mount for b
+for name in a b ub; do
+	eval "cg=\${cg$name:-}"
+	# the path relative to the v2 root for a, under the mount for b; ub: b's by --unit
 	[[ $name == a ]] && cg=${cg#"$root"}
+	filter=(--cgroup "$cg")
+	[[ $name == ub ]] && filter=(--unit "$unit_b")
 	if start_tool "$work/$name.json" "$work/$name.err" hist --json --shared --mode tracepoint \
-		--mount "$m" --cgroup "$cg"; then
+		--mount "$m" "${filter[@]}"; then
 		CG_PIDS+=("$TOOL_PID")
 		eval "tool_$name=$TOOL_PID"
 		pass "cgroup_filter.$name.ready"
@@ -73,15 +82,16 @@ bounded_wait "$pid_b" 60
 check cgroup_filter.writer_b.exit 0 "$?"
 sync
 sleep 1
-for name in a b top; do
+for name in a b ub top; do
 	eval "TOOL_PID=\${tool_$name:-}"
 	[[ -n $TOOL_PID ]] || continue
 	stop_tool INT
 	check "cgroup_filter.$name.exit" 0 "$TOOL_RC"
 done
 
+cp "$work/b.exp" "$work/ub.exp"
 key() { jq -r '"\(.dev):\(.ino)"' "$work/$1.exp"; }
-for name in a b; do
+for name in a b ub; do
 	sum=$(tail -n 1 "$work/$name.json")
 	check "cgroup_filter.$name.files" "$(key "$name")" \
 		"$(jq -r '[.files[]? | "\(.dev):\(.ino)"] | join(" ")' <<<"$sum")"
@@ -119,4 +129,20 @@ check cgroup_filter.helpers_in_facts \
 "$IOMAPDIRTY" hist --cgroup "/wt-attrib-no-such-cgroup.$$" -c 1 >/dev/null 2>"$work/bad.err"
 check cgroup_filter.bad_path.exit 2 "$?"
 check_match cgroup_filter.bad_path.says 'not a cgroup v2 directory' "$(cat "$work/bad.err")"
+# --unit: a unit that is not running, a name systemd would refuse, a name
+# two cgroups have, and --unit with --cgroup: usage errors, each said
+"$IOMAPDIRTY" hist --unit "wt-attrib-no-such-unit-$$" -c 1 >/dev/null 2>"$work/unit.err"
+check cgroup_filter.unit_missing.exit 2 "$?"
+check_match cgroup_filter.unit_missing.says "no cgroup of unit wt-attrib-no-such-unit-$$\\.service" \
+	"$(cat "$work/unit.err")"
+"$IOMAPDIRTY" hist --unit "../../etc" -c 1 >/dev/null 2>"$work/unit.err"
+check cgroup_filter.unit_bad_name.exit 2 "$?"
+check_match cgroup_filter.unit_bad_name.says 'not a systemd unit name' "$(cat "$work/unit.err")"
+mkdir -p "$dup1/d-$$.service" "$dup2/d-$$.service"
+"$IOMAPDIRTY" hist --unit "d-$$" -c 1 >/dev/null 2>"$work/unit.err"
+check cgroup_filter.unit_several.exit 2 "$?"
+check_match cgroup_filter.unit_several.says "d-$$\\.service names several cgroups" "$(cat "$work/unit.err")"
+"$IOMAPDIRTY" hist --cgroup "$cga" --unit "$unit_b" -c 1 >/dev/null 2>"$work/unit.err"
+check cgroup_filter.unit_and_cgroup.exit 2 "$?"
+check_match cgroup_filter.unit_and_cgroup.says '--cgroup was given already' "$(cat "$work/unit.err")"
 cli_finish

@@ -99,17 +99,21 @@ chmod +x "$work/writer.sh"
 paths=()
 for n in "${names[@]}"; do paths+=("$h/$n"); done
 paths+=("$deep/f")
-start_tool "$work/top.txt" "$work/top.txt.err" top --shared -b -i 1 -n 5 --mount "$mnt"
+# each observer runs until the run has ended (SIGINT: its summary, every
+# file since attach), not for a fixed time a loaded machine can outlast
+start_tool "$work/top.txt" "$work/top.txt.err" top --shared -b -i 1 -n 120 --mount "$mnt"
 tt=$TOOL_PID
-start_tool "$work/top.json" "$work/top.json.err" top --shared --json -i 1 -n 5 --mount "$mnt"
+start_tool "$work/top.json" "$work/top.json.err" top --shared --json -i 1 -n 120 --mount "$mnt"
 tj=$TOOL_PID
-start_tool "$work/verify.txt" "$work/verify.txt.err" verify --shared -D 5 --simulate-clean 1 --list 100 --mount "$mnt"
+start_tool "$work/verify.txt" "$work/verify.txt.err" verify --shared -D 120 --simulate-clean 1 --list 100 --mount "$mnt"
 vt=$TOOL_PID
-start_tool "$work/verify.json" "$work/verify.json.err" verify --shared --json -D 5 --simulate-clean 1 --list 100 --mount "$mnt"
+start_tool "$work/verify.json" "$work/verify.json.err" verify --shared --json -D 120 --simulate-clean 1 --list 100 --mount "$mnt"
 vj=$TOOL_PID
 "$IOMAPDIRTY" run --shared -q --mount "$mnt" --json "$work/run.json" -- "$work/writer.sh" "${paths[@]}" 2>"$work/run.err"
 check names.run_exit 0 "$?"
-for p in $tt $tj $vt $vj; do wait "$p"; done
+sleep 1
+kill -INT $tt $tj $vt $vj 2>/dev/null
+for p in $tt $tj $vt $vj; do bounded_wait "$p" 30; done
 clean names.top_text text "$work/top.txt"
 clean names.top_json json "$work/top.json"
 clean names.verify_text text "$work/verify.txt"
@@ -246,7 +250,9 @@ fi
 start_tool "$work/sig.out" "$work/sig.err" run --shared --mount "$mnt" -- \
 	bash -c 'trap "" INT TERM; echo ready >&2; sleep 30'
 rp=$TOOL_PID
-sleep 1
+# CMD's own "ready" (after its trap): before it, a SIGINT would end CMD
+# itself (a loaded machine can take seconds from attach to CMD's trap)
+for i in $(seq 300); do grep -qx ready "$work/sig.err" && break; sleep 0.1; done
 kill -INT "$rp"
 sleep 0.5
 kill -INT "$rp"

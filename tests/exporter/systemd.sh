@@ -6,7 +6,10 @@
 # (Type=notify: READY=1 once attached), /-/ready and /metrics (the
 # workload's bytes), the one-instance lock held (a `hist` beside it exits
 # 7), the HTTP process not uid 0 and without capability, `systemctl stop`
-# clean and no BPF link left, Restart= on each kind of exit code.
+# clean and no BPF link left, Restart= on each kind of exit code. And
+# `hist --unit NAME` (issue 25) on a transient unit systemd-run made: the
+# unit's writes exactly, not those of a writer outside it; inside the
+# container (its own cgroup namespace) refused with the reason.
 #
 # What nspawn must be given (docs/fleet.md): CAP_BPF and CAP_PERFMON
 # (--capability), and bpf and perf_event_open through its own seccomp
@@ -66,6 +69,9 @@ echo "$machine" >"$root/etc/hostname"
 mnt=$(xfsloop_make 1024 512) || { fail systemd.fixture "no loop XFS"; cli_finish; exit 1; }
 dev=$(xfsloop_dev "$mnt")
 "$WORKLOAD" prep "$mnt/f" 1048576 >/dev/null
+"$WORKLOAD" prep "$mnt/u" 1048576 >/dev/null
+"$WORKLOAD" prep "$mnt/o" 1048576 >/dev/null
+install -m 755 "$WORKLOAD" "$root/usr/local/bin/workload"
 port=$(free_port)
 echo "IOMAPDIRTY_EXPORTER_ARGS=\"--web.listen-address 127.0.0.1:$port --mount $mnt\"" \
 	>"$root/etc/default/iomapdirty"
@@ -176,6 +182,61 @@ for _ in $(seq 20); do
 	sleep 0.1	# a raw_tp link's program goes after an RCU grace period
 done
 check systemd.stop.no_bpf_link_left "$links_before" "$n"
+
+# --- hist --unit: a transient unit of systemd-run -----------------------------
+# The unit waits for /run/go, then writes a known workload; a writer outside
+# it (the host's shell) writes another file at the same time. hist --unit
+# on the host (which sees the container's cgroups, as an operator's would
+# see a machine's or a pod's) must find the unit's cgroup by name, attached
+# before either writes, and give the unit's figures exactly and nothing of
+# the other's.
+wunit=iomapdirty-writer-$$
+ns systemd-run --quiet --unit="$wunit" /bin/sh -c \
+	"while [ ! -e /run/go ]; do sleep 0.05; done; exec /usr/local/bin/workload scatter $mnt/u \
+	--count 20 --len 1500 --stride 11000 >/var/tmp/unit.exp"
+check systemd.unit_writer.started 0 "$?"
+"$IOMAPDIRTY" hist --json --shared --mount "$mnt" --unit "$wunit" >"$work/unit.json" 2>"$work/unit.err" &
+hist_pid=$!
+KILL_PIDS+=("$hist_pid")
+for _ in $(seq 200); do
+	grep -qx "iomapdirty: ready (pid $hist_pid)" "$work/unit.err" && break
+	kill -0 "$hist_pid" 2>/dev/null || break
+	sleep 0.1
+done
+check_match systemd.unit_hist.ready '^iomapdirty: ready' "$(cat "$work/unit.err")"
+"$WORKLOAD" scatter "$mnt/o" --count 7 --len 4000 --stride 20000 >"$work/other.exp"
+ns touch /run/go
+for _ in $(seq 100); do
+	[[ $(ns systemctl is-active "$wunit" 2>/dev/null) == active ]] || break
+	sleep 0.1
+done
+check systemd.unit_writer.done 0 "$(ns test -s /var/tmp/unit.exp; echo $?)"
+sync
+sleep 1
+kill -INT "$hist_pid"
+bounded_wait "$hist_pid" 30
+check systemd.unit_hist.exit 0 "$?"
+uexp=$root/var/tmp/unit.exp
+usum=$(tail -n 1 "$work/unit.json")
+check systemd.unit_hist.files "$(jq -r '"\(.dev):\(.ino)"' "$uexp")" \
+	"$(jq -r '[.files[]? | "\(.dev):\(.ino)"] | join(" ")' <<<"$usum")"
+for f in app_bytes write_calls dirty_blocks submitted_blocks submitted_bytes folios; do
+	check "systemd.unit_hist.$f" "$(jq -c ".$f" "$uexp")" "$(jq -c ".totals.$f" <<<"$usum")"
+done
+check systemd.unit_hist.losses 0 "$(jq '[.losses[]] | add' <<<"$usum")"
+# Inside the container (a cgroup namespace of its own: paths start at its
+# root, so a cgroup's depth below the host's is not known there): --unit is
+# refused with the reason, not answered with zeros.
+if [[ $(ns readlink /proc/self/ns/cgroup) != "$(readlink /proc/self/ns/cgroup)" ]]; then
+	ns systemd-run --quiet --unit="$wunit-2" sleep 20
+	ns timeout 20 /usr/local/sbin/iomapdirty hist --shared --mount "$mnt" --unit "$wunit-2" -c 1 \
+		>/dev/null 2>"$work/unit_ns.err"
+	check systemd.unit_in_cgroupns.exit 3 "$?"
+	check_match systemd.unit_in_cgroupns.says 'cgroup namespace of its own' "$(cat "$work/unit_ns.err")"
+	ns systemctl stop "$wunit-2" 2>/dev/null
+else
+	echo "SKIP systemd.unit_in_cgroupns: the container shares the host's cgroup namespace"
+fi
 
 # --- Restart=: a usage or target error stays down, a taken port is retried ---
 # the delay shortened for the test (a drop-in); the policy is the unit's

@@ -523,8 +523,8 @@ static int run_prepare(void *args)
 	int ret;
 
 	if (a->so.cgroup_id) {
-		fprintf(stderr, "iomapdirty: run: --cgroup is not taken: CMD gets its own "
-			"cgroup (--all: every process's writes)\n");
+		fprintf(stderr, "iomapdirty: run: %s is not taken: CMD gets its own "
+			"cgroup (--all: every process's writes)\n", a->so.cgroup_option);
 		return EXIT_USAGE;
 	}
 	if (a->all)
@@ -533,6 +533,10 @@ static int run_prepare(void *args)
 	if (facts_cgroup_ids_live(err, sizeof(err)) == 0) {
 		fprintf(stderr, "iomapdirty: run cannot tell CMD's writes from other "
 			"processes': %s; --all counts every process's\n", err);
+		return EXIT_UNSUPPORTED;
+	}
+	if (!cgroup_ns_is_host()) {
+		fprintf(stderr, "iomapdirty: run: %s, or run --all\n", cgroup_ns_refusal);
 		return EXIT_UNSUPPORTED;
 	}
 	ret = run_cgroup_make(&run_cg, err, sizeof(err));

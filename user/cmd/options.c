@@ -17,6 +17,7 @@ enum {
 	OPT_ACCOUNTING,
 	OPT_ROOTFS,
 	OPT_CGROUP,
+	OPT_UNIT,
 };
 
 static const struct argp_option filter_options[] = {
@@ -27,6 +28,9 @@ static const struct argp_option filter_options[] = {
 	{ "cgroup", OPT_CGROUP, "PATH", 0,
 	  "Only writes by processes in the cgroup v2 PATH (under the v2 mount, or "
 	  "relative to its root) and below it", 1 },
+	{ "unit", OPT_UNIT, "NAME", 0,
+	  "Only writes by the systemd unit NAME (its cgroup v2, found by name; "
+	  "\".service\" when NAME has no suffix) and below it", 1 },
 	{ "mode", OPT_MODE, "MODE", 0,
 	  "auto (default), fentry, kprobe, tracepoint (tp_btf where allowed, else "
 	  "raw_tp) or raw_tp", 1 },
@@ -105,8 +109,24 @@ static error_t filter_parse(int key, char *arg, struct argp_state *state)
 	case OPT_CGROUP: {
 		char err[512];
 
+		if (o->cgroup_option)
+			argp_error(state, "--cgroup: %s was given already: one cgroup "
+				   "filter", o->cgroup_option);
 		if (cgroup_v2_lookup(arg, &o->cgroup_id, &o->cgroup_level, err, sizeof(err)))
 			argp_error(state, "--cgroup: %s", err);
+		o->cgroup_option = "--cgroup";
+		break;
+	}
+	case OPT_UNIT: {
+		char err[1300], rel[512];
+
+		if (o->cgroup_option)
+			argp_error(state, "--unit: %s was given already: one cgroup "
+				   "filter", o->cgroup_option);
+		if (cgroup_unit_lookup(arg, rel, sizeof(rel), err, sizeof(err)) ||
+		    cgroup_v2_lookup(rel, &o->cgroup_id, &o->cgroup_level, err, sizeof(err)))
+			argp_error(state, "--unit: %s", err);
+		o->cgroup_option = "--unit";
 		break;
 	}
 	case OPT_MODE:

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cgroup v2 for `run`: see cgroup.h. */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -178,6 +179,122 @@ int cgroup_v2_lookup(const char *arg, uint64_t *id, uint32_t *level, char *err, 
 	}
 	*id = st.st_ino;
 	*level = cgroup_level_of(path + rl);
+	return 0;
+}
+
+/* the initial cgroup namespace's inode (include/linux/proc_ns.h, PROC_CGROUP_INIT_INO) */
+#define CGROUP_NS_INIT_INO	0xEFFFFFFBu
+
+bool cgroup_ns_is_host(void)
+{
+	struct stat st;
+
+	/* no /proc/self/ns/cgroup: a kernel without cgroup namespaces */
+	return stat("/proc/self/ns/cgroup", &st) || st.st_ino == CGROUP_NS_INIT_INO;
+}
+
+const char cgroup_ns_refusal[] = "this process is in a cgroup namespace of its own "
+	"(a container's): a cgroup's depth below the host's root is not known here, so "
+	"its writes cannot be told apart; run it in the host's cgroup namespace";
+
+/* systemd's unit types (systemd.unit(5)): a name without one is a service */
+static const char *const unit_suffixes[] = {
+	".service", ".scope", ".slice", ".socket", ".mount", ".swap", ".device",
+	".automount", ".target", ".path", ".timer", NULL,
+};
+
+/* systemd's rule for a unit name (unit_name_is_valid): [A-Za-z0-9:_.@\\-] */
+static bool unit_name_ok(const char *s)
+{
+	if (!*s || strlen(s) > 255 || *s == '.')
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr(":_.@\\-", *s))
+			return false;
+	return true;
+}
+
+struct unit_search {
+	const char *name;
+	char first[512], second[512];
+	int found, visited;
+};
+
+/* Directories named u->name below dirfd (whose path is rel); closes dirfd. */
+static void unit_walk(int dirfd, const char *rel, int depth, struct unit_search *u)
+{
+	DIR *d = fdopendir(dirfd);
+	struct dirent *de;
+
+	if (!d) {
+		close(dirfd);
+		return;
+	}
+	while (u->visited < CGROUP_WALK_MAX && (de = readdir(d))) {
+		char sub[512];
+		int fd;
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		u->visited++;
+		if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", rel, de->d_name) >= sizeof(sub))
+			continue;
+		if (!strcmp(de->d_name, u->name) && u->found++ < 2)
+			snprintf(u->found == 1 ? u->first : u->second, sizeof(u->first), "%s", sub);
+		if (depth >= CGROUP_WALK_DEPTH)
+			continue;
+		fd = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0)
+			unit_walk(fd, sub, depth + 1, u);
+	}
+	closedir(d);
+}
+
+int cgroup_unit_lookup(const char *unit, char *rel, size_t rlen, char *err, size_t len)
+{
+	struct unit_search u = { 0 };
+	char root[4096], name[300];
+	size_t n = strlen(unit);
+	bool suffixed = false;
+	int fd;
+
+	for (int i = 0; unit_suffixes[i]; i++) {
+		size_t sl = strlen(unit_suffixes[i]);
+
+		suffixed |= n > sl && !strcmp(unit + n - sl, unit_suffixes[i]);
+	}
+	if (!unit_name_ok(unit)) {
+		snprintf(err, len, "not a systemd unit name (letters, digits and "
+			 ":_.@\\- only, at most 255)");
+		return -EINVAL;
+	}
+	snprintf(name, sizeof(name), "%s%s", unit, suffixed ? "" : ".service");
+	if (!cgroup_v2_mount(root, sizeof(root))) {
+		snprintf(err, len, "no cgroup v2 hierarchy is mounted");
+		return -EOPNOTSUPP;
+	}
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, len, "%s: %s", root, strerror(errno));
+		return -errno;
+	}
+	u.name = name;
+	unit_walk(fd, "", 1, &u);
+	if (u.found > 1) {
+		snprintf(err, len, "%s names several cgroups (%s, %s%s): give --cgroup PATH",
+			 name, u.first, u.second, u.found > 2 ? ", ..." : "");
+		return -ENOTUNIQ;
+	}
+	if (!u.found) {
+		snprintf(err, len, "no cgroup of unit %s under %s%s (systemd makes it "
+			 "only while the unit runs)", name, root,
+			 u.visited >= CGROUP_WALK_MAX ? ", searched the first 8192 only" : "");
+		return -ENOENT;
+	}
+	if ((size_t)snprintf(rel, rlen, "%s", u.first) >= rlen) {
+		snprintf(err, len, "cgroup path too long");
+		return -ENAMETOOLONG;
+	}
 	return 0;
 }
 

@@ -27,12 +27,31 @@ struct run_cgroup {
  */
 int cgroup_v2_lookup(const char *arg, uint64_t *id, uint32_t *level, char *err, size_t len);
 /*
+ * --unit NAME: the cgroup systemd made for unit NAME (".service" added
+ * when NAME has no unit suffix, as systemctl does), found by its name in
+ * the v2 tree (a bounded walk; systemd names a unit's cgroup after the
+ * unit, under its slice). Its path relative to the v2 root in rel. 0, or
+ * -errno with err said: no such cgroup (the unit is not running: systemd
+ * makes the cgroup only then), several (give --cgroup PATH), a bad name.
+ */
+int cgroup_unit_lookup(const char *unit, char *rel, size_t rlen, char *err, size_t len);
+/*
  * The path (relative to the v2 root) of the cgroup with this id, from a
  * cache filled by a walk of the v2 tree (bounded: CGROUP_WALK_MAX
  * directories, at most one walk a second, so a report never waits on
  * more than one). false: not found (removed since, or not yet walked).
  */
 bool cgroup_path_of(uint64_t id, char *buf, size_t len);
+/*
+ * Whether this process is in the host's cgroup namespace. In another one
+ * (a container's), cgroup paths start at the namespace's root, so a
+ * cgroup's depth below the host's root, which the BPF filter compares at
+ * (bpf_get_current_ancestor_cgroup_id), is not known: --cgroup, --unit
+ * and run are refused there rather than count nothing.
+ */
+bool cgroup_ns_is_host(void);
+/* Why a level filter is refused in a cgroup namespace of our own (the text) */
+extern const char cgroup_ns_refusal[];
 /* Makes CMD's cgroup, a child of ours: 0, or -errno with err said. */
 int run_cgroup_make(struct run_cgroup *c, char *err, size_t len);
 /* In the child before exec: moves the calling process into c. 0 or -1. */

@@ -13,6 +13,7 @@
 #include "lib/exitcodes.h"
 #include "output/report.h"
 #include "host/caps.h"
+#include "host/cgroup.h"
 #include "live/session.h"
 
 volatile sig_atomic_t session_exiting;
@@ -135,6 +136,11 @@ static void print_plan_line(const struct plan *p)
  */
 static int check_cgroup_ids(const struct session_opts *o, const struct plan *p)
 {
+	if (o->cgroup_id && !cgroup_ns_is_host()) {
+		fprintf(stderr, "iomapdirty: %s: %s\n", o->cgroup_option ?
+			o->cgroup_option : "--cgroup", cgroup_ns_refusal);
+		return EXIT_UNSUPPORTED;
+	}
 	if (p->cgroup_ids > 0 || (!o->cgroup_id && !o->cgroup_sums))
 		return EXIT_OK;
 	fprintf(stderr, "iomapdirty: %s needs the writers' cgroups, which this kernel "

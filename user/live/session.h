@@ -30,6 +30,7 @@ struct session_opts {
 	enum accounting_level accounting;	/* --accounting (exporter: always-on) */
 	uint64_t cgroup_id;	/* run: only this cgroup v2's writes (user/host/cgroup.h) */
 	uint32_t cgroup_level;
+	const char *cgroup_option;	/* "--cgroup" or "--unit": which chose cgroup_id */
 	bool count_others;	/* run: what other cgroups write, apart */
 	bool cgroup_sums;	/* exporter --collector.cgroup */
 };
