@@ -13,7 +13,7 @@
 
 /*
  * Statistics, per file and per filesystem, all u64, in JSON order:
- *   X(name, unit, merge, json, level)
+ *   X(name, unit, merge, json, level, help)
  * unit   what the field counts (docs/json-schema.md)
  * merge  how two values of it combine: SUM (added; intervals are
  *        differences), MAX (the larger), GAUGE (the newer one: the value
@@ -24,6 +24,7 @@
  *        the kernel's dirty bitmap or a whole-folio dirtying hook, such a
  *        hook, the bitmap; the clean -> dirty hook, which tells a folio
  *        dirtied before attach); NEVER (kept for the tool's own use)
+ * help   the exporter's HELP text ("" for a field never exported)
  * level  what it needs of the accounting level (enum accounting_level):
  *        ANY (every level), RECORDS (per-page records: the full level
  *        only), DIRTY (which blocks were dirty: the full level's records,
@@ -31,59 +32,101 @@
  *        level lacks it, the field is null like a json one the plan lacks
  */
 #define WA_STATS_FIELDS(X)						\
-	X(app_bytes,		"bytes",	SUM,	ALWAYS, ANY)	\
-	X(write_calls,		"calls",	SUM,	ALWAYS, ANY)	\
+	X(app_bytes,		"bytes",	SUM,	ALWAYS, ANY,	\
+	  "Bytes applications wrote with write(2), counted when their folios "	\
+	  "were written back (accounting level always-on: when written)")	\
+	X(write_calls,		"calls",	SUM,	ALWAYS, ANY,	\
+	  "write(2) calls, per folio written back: a call spanning k folios "	\
+	  "counts k times (always-on: each call once, as the write hook sees it)")	\
 	/* blocks touched by those writes, and as bytes */		\
-	X(app_dirty_blocks,	"blocks",	SUM,	ALWAYS, RECORDS)	\
-	X(app_dirty_bytes,	"bytes",	SUM,	ALWAYS, RECORDS)	\
+	X(app_dirty_blocks,	"blocks",	SUM,	ALWAYS, RECORDS,	\
+	  "Filesystem blocks touched by those writes, per folio written back")	\
+	X(app_dirty_bytes,	"bytes",	SUM,	ALWAYS, RECORDS,	\
+	  "app_dirty_blocks_total in bytes (blocks times block size)")	\
 	/* dirty in the kernel, not by a seen write; folios with some */ \
-	X(other_dirty_blocks,	"blocks",	SUM,	IF_OTHER, RECORDS)	\
-	X(other_dirty_folios,	"folios",	SUM,	IF_OTHER, RECORDS)	\
+	X(other_dirty_blocks,	"blocks",	SUM,	IF_OTHER, RECORDS,	\
+	  "Blocks dirty at writeback that no seen write(2) dirtied "	\
+	  "(mmap stores, dirtied before attach)")	\
+	X(other_dirty_folios,	"folios",	SUM,	IF_OTHER, RECORDS,	\
+	  "Folios written back with other_dirty_blocks")	\
 	/* seen through iomap_dirty_folio */				\
-	X(whole_folio_dirty_events, "folios",	SUM,	IF_WHOLE, RECORDS)	\
+	X(whole_folio_dirty_events, "folios",	SUM,	IF_WHOLE, RECORDS,	\
+	  "Folios dirtied whole (iomap_dirty_folio, e.g. by mmap)")	\
 	/* union of app and other: what had to be written */		\
-	X(dirty_blocks,		"blocks",	SUM,	ALWAYS, DIRTY)	\
-	X(dirty_bytes,		"bytes",	SUM,	ALWAYS, DIRTY)	\
-	X(folios,		"folios",	SUM,	ALWAYS, ANY)	\
+	X(dirty_blocks,		"blocks",	SUM,	ALWAYS, DIRTY,	\
+	  "Blocks dirty at writeback, any cause (sum over folios written back)")	\
+	X(dirty_bytes,		"bytes",	SUM,	ALWAYS, DIRTY,	\
+	  "dirty_blocks_total in bytes")	\
+	X(folios,		"folios",	SUM,	ALWAYS, ANY,	\
+	  "Folios written back")	\
 	/* written back with no dirtying seen */			\
-	X(folios_no_dirty_seen,	"folios",	SUM,	ALWAYS, DIRTY)	\
+	X(folios_no_dirty_seen,	"folios",	SUM,	ALWAYS, DIRTY,	\
+	  "Folios written back with no dirtying seen (dirtied before attach)")	\
 	/* sum and largest of the folios' sizes */			\
-	X(folio_bytes,		"bytes",	SUM,	ALWAYS, ANY)	\
-	X(max_folio_bytes,	"bytes",	MAX,	ALWAYS, ANY)	\
+	X(folio_bytes,		"bytes",	SUM,	ALWAYS, ANY,	\
+	  "Sum of the sizes of the folios written back")	\
+	X(max_folio_bytes,	"bytes",	MAX,	ALWAYS, ANY,	\
+	  "Largest folio written back since attach")	\
 	/* block size of the last folio seen */				\
-	X(block_bytes,		"bytes",	GAUGE,	ALWAYS, ANY)	\
-	X(submitted_blocks,	"blocks",	SUM,	ALWAYS, ANY)	\
-	X(submitted_bytes,	"bytes",	SUM,	ALWAYS, ANY)	\
+	X(block_bytes,		"bytes",	GAUGE,	ALWAYS, ANY,	\
+	  "Block size of the filesystem (of the last folio written back)")	\
+	X(submitted_blocks,	"blocks",	SUM,	ALWAYS, ANY,	\
+	  "Blocks writeback submitted to the device")	\
+	X(submitted_bytes,	"bytes",	SUM,	ALWAYS, ANY,	\
+	  "Bytes writeback submitted to the device")	\
 	/* of folios with no dirtying seen */				\
-	X(unseen_submitted_blocks, "blocks",	SUM,	ALWAYS, DIRTY)	\
+	X(unseen_submitted_blocks, "blocks",	SUM,	ALWAYS, DIRTY,	\
+	  "Submitted blocks of folios with no dirtying seen (left "	\
+	  "out of the amplification ratio)")	\
 	/* dirty ranges mapped to holes */				\
-	X(hole_bytes,		"bytes",	SUM,	ALWAYS, ANY)	\
+	X(hole_bytes,		"bytes",	SUM,	ALWAYS, ANY,	\
+	  "Dirty bytes mapped to holes at writeback")	\
 	/* submitted, dirty by no cause seen (verify) */		\
-	X(violation_blocks,	"blocks",	SUM,	ALWAYS, DIRTY)	\
-	X(violation_folios,	"folios",	SUM,	ALWAYS, DIRTY)	\
+	X(violation_blocks,	"blocks",	SUM,	ALWAYS, DIRTY,	\
+	  "VIOLATION: clean blocks submitted to the device (dirty by no "	\
+	  "cause seen); 0 on a correct kernel")	\
+	X(violation_folios,	"folios",	SUM,	ALWAYS, DIRTY,	\
+	  "VIOLATION: folios that submitted clean blocks")	\
 	/* submitted, dirty only in the kernel's bitmap */		\
-	X(unexplained_blocks,	"blocks",	SUM,	IF_BITMAP, RECORDS)	\
+	X(unexplained_blocks,	"blocks",	SUM,	IF_BITMAP, RECORDS,	\
+	  "Submitted blocks dirty only in the kernel's bitmap, by no write "	\
+	  "or whole-folio dirtying seen")	\
 	/* submitted where the blocks are unknown */			\
-	X(unchecked_blocks,	"blocks",	SUM,	ALWAYS, ANY)	\
+	X(unchecked_blocks,	"blocks",	SUM,	ALWAYS, ANY,	\
+	  "Submitted blocks that could not be checked (dirtied before "	\
+	  "attach, no per-block offsets)")	\
 	/* folios dirtied before attach (their clean -> dirty not seen),	\
 	 * checked against the kernel's bitmap: the folios, their submitted	\
 	 * blocks checked, and those written clean (violations too) */	\
-	X(preattach_folios,	"folios",	SUM,	IF_PREATTACH, RECORDS) \
-	X(preattach_checked_blocks, "blocks",	SUM,	IF_PREATTACH, RECORDS) \
-	X(preattach_violation_blocks, "blocks",	SUM,	IF_PREATTACH, RECORDS) \
+	X(preattach_folios,	"folios",	SUM,	IF_PREATTACH, RECORDS,	\
+	  "Folios dirtied before attach (their clean -> dirty not seen), "	\
+	  "checked against the kernel's dirty bitmap at writeback")	\
+	X(preattach_checked_blocks, "blocks",	SUM,	IF_PREATTACH, RECORDS,	\
+	  "Submitted blocks of folios dirtied before attach, "	\
+	  "checked against the kernel's dirty bitmap")	\
+	X(preattach_violation_blocks, "blocks",	SUM,	IF_PREATTACH, RECORDS,	\
+	  "VIOLATION: clean blocks submitted in folios dirtied "	\
+	  "before attach (in violation_blocks_total too); 0 on a correct kernel")	\
 	/* read from the kernel's dirty bitmap; folios it was read for */ \
-	X(kernel_dirty_blocks,	"blocks",	SUM,	IF_BITMAP, ANY)	\
-	X(bitmap_folios,	"folios",	SUM,	IF_BITMAP, ANY)	\
+	X(kernel_dirty_blocks,	"blocks",	SUM,	IF_BITMAP, ANY,	\
+	  "Blocks the kernel's per-block dirty bitmap marked dirty at "	\
+	  "writeback")	\
+	X(bitmap_folios,	"folios",	SUM,	IF_BITMAP, ANY,	\
+	  "Folios whose dirty bitmap was read at writeback")	\
 	/* link count at the last writeback (deleted files: 0) */	\
-	X(nlink,		"links",	GAUGE,	NEVER, ANY)	\
+	X(nlink,		"links",	GAUGE,	NEVER, ANY,	\
+	  "")	\
 	/* last update (bpf_ktime_get_ns) */				\
-	X(last_ns,		"ns",		GAUGE,	NEVER, ANY)	\
+	X(last_ns,		"ns",		GAUGE,	NEVER, ANY,	\
+	  "")	\
 	/* when a file's entry was made (files only): its figures count	\
 	 * from then; a file evicted and seen again has a later one */	\
-	X(first_ns,		"ns",		FIRST,	NEVER, ANY)	\
+	X(first_ns,		"ns",		FIRST,	NEVER, ANY,	\
+	  "")	\
 	/* 1: the entry was made for a file seen before (files_seen,	\
 	 * bpf/sums.bpf.h): evicted once, its figures are partial */	\
-	X(readmitted,		"flag",		FIRST,	NEVER, ANY)
+	X(readmitted,		"flag",		FIRST,	NEVER, ANY,	\
+	  "")
 
 /* How a field merges, and when JSON shows it: see WA_STATS_FIELDS. */
 enum wa_merge { WA_SUM, WA_MAX, WA_GAUGE, WA_FIRST };
@@ -92,7 +135,7 @@ enum wa_json { WA_ALWAYS, WA_IF_OTHER, WA_IF_WHOLE, WA_IF_BITMAP, WA_IF_PREATTAC
 enum wa_need { WA_NEED_ANY, WA_NEED_RECORDS, WA_NEED_DIRTY };
 
 /* WA_MERGE_<field>: the field's merge, a constant the compiler folds. */
-#define WA_MERGE_ENUM(name, unit, merge, json, level)	WA_MERGE_##name = WA_##merge,
+#define WA_MERGE_ENUM(name, unit, merge, json, level, help)	WA_MERGE_##name = WA_##merge,
 enum wa_field_merge { WA_STATS_FIELDS(WA_MERGE_ENUM) };
 #undef WA_MERGE_ENUM
 
@@ -180,14 +223,24 @@ enum wa_field_merge { WA_STATS_FIELDS(WA_MERGE_ENUM) };
 	X(bytes_dirtied,	"bytes")
 
 /* Histograms, X(id, name, unit), log2 buckets (buckets.h). */
+/*
+ * One row per histogram: id, name, unit, and the exporter's HELP text
+ * (user/model/histograms.c makes every table that names them from it).
+ */
 #define HISTOGRAMS(X)							\
-	/* dirty blocks per folio at writeback */			\
-	X(HIST_DIRTY_BLOCKS,	"dirty_blocks_per_folio",	"blocks") \
-	/* blocks submitted per folio */				\
-	X(HIST_SUBMITTED_BLOCKS, "submitted_blocks_per_folio",	"blocks") \
-	/* submitted / dirty per folio */				\
-	X(HIST_AMPLIFICATION,	"folio_amplification",		"ratio") \
-	/* folio size */						\
-	X(HIST_FOLIO_BYTES,	"folio_bytes",			"bytes")
+	X(HIST_DIRTY_BLOCKS,	"dirty_blocks_per_folio",	"blocks",	\
+	  "Dirty blocks per folio at writeback (log2 buckets, include/buckets.h); " \
+	  "_sum is dirty_blocks_total summed over filesystems")		\
+	X(HIST_SUBMITTED_BLOCKS, "submitted_blocks_per_folio",	"blocks",	\
+	  "Blocks submitted per folio (log2 buckets); _sum is "		\
+	  "submitted_blocks_total summed over filesystems")		\
+	X(HIST_AMPLIFICATION,	"folio_amplification",		"ratio",	\
+	  "Submitted over dirty blocks per folio with dirty blocks (le=1 " \
+	  "includes ratios below 1, see folio_amplification_below_one_total). No _sum: " \
+	  "the kernel keeps per-folio ratios only as bucket counts; the aggregate ratio " \
+	  "is the recording rule iomapdirty:folio_amplification:ratio_rate5m") \
+	X(HIST_FOLIO_BYTES,	"folio_bytes",			"bytes",	\
+	  "Size of each folio written back (log2 buckets); _sum is "	\
+	  "folio_bytes_total summed over filesystems")
 
 #endif /* IOMAPDIRTY_FIELDS_H */

@@ -180,14 +180,14 @@ struct phys_origin {
  * their units and how they merge: WA_STATS_FIELDS in fields.h.
  */
 struct wa_stats {
-#define WA_STATS_MEMBER(name, unit, merge, json, level)	__u64 name;
+#define WA_STATS_MEMBER(name, unit, merge, json, level, help)	__u64 name;
 	WA_STATS_FIELDS(WA_STATS_MEMBER)
 #undef WA_STATS_MEMBER
 };
 
 /* Histograms: log2 buckets (see buckets.h), one row of buckets each. */
 enum hist_id {
-#define HIST_ENUM(id, name, unit)	id,
+#define HIST_ENUM(id, name, unit, help)	id,
 	HISTOGRAMS(HIST_ENUM)
 #undef HIST_ENUM
 	NR_HISTS,

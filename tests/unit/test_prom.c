@@ -144,15 +144,15 @@ static void every_field_exported(void)
 	plan.hooks[HOOK_FOLIO_PTR].chosen = true;	/* tells pre-attach folios apart */
 	textbuf_init(&tb, 1 << 20);
 	prom_render(&tb, &s, &c);
-#define FIELD_EXPORTED(name, unit, merge, json, level) do {				\
-	char help[128], bare[256];						\
+#define FIELD_EXPORTED(name, unit, merge, json, level, help_text) do {				\
+	char hlp[128], bare[256];						\
 	const char *sfx = WA_##merge == WA_SUM ? "_total" : "";			\
 										\
 	if (WA_##json == WA_NEVER)						\
 		break;								\
-	snprintf(help, sizeof(help), "\n# HELP iomapdirty_%s%s ", #name, sfx);	\
-	snprintf(bare, sizeof(bare), "%s%s\n", help, unit);			\
-	CHECK(strstr(tb.buf, help) && !strstr(tb.buf, bare),			\
+	snprintf(hlp, sizeof(hlp), "\n# HELP iomapdirty_%s%s ", #name, sfx);	\
+	snprintf(bare, sizeof(bare), "%s%s\n", hlp, unit);			\
+	CHECK(strstr(tb.buf, hlp) && !strstr(tb.buf, bare),			\
 	      "prom.field_exported_with_help %s%s", #name, sfx);		\
 } while (0);
 	WA_STATS_FIELDS(FIELD_EXPORTED)

@@ -273,13 +273,18 @@ static void section_totals(FILE *out, const struct cmp_table *t)
 /* Short bucket names under the bars; the table under them has the bounds. */
 static void bucket_tick(enum hist_id h, unsigned int k, char *buf, size_t len)
 {
-	uint64_t lo = log2_bucket_min(k), hi = log2_bucket_max(k);
+	struct bucket_bounds b;
+	uint64_t lo, hi;
+
+	hist_bucket_bounds(h, k, &b);
+	lo = b.min;
+	hi = b.max;
 
 	if (h == HIST_AMPLIFICATION)
 		hist_bucket_label(h, k, buf, len);
 	else if (h == HIST_FOLIO_BYTES)
 		cmp_format_size(lo, buf, len);
-	else if (k == HIST_BUCKETS - 1)
+	else if (b.open_ended)
 		snprintf(buf, len, "%" PRIu64 "+", lo);
 	else if (lo == hi)
 		snprintf(buf, len, "%" PRIu64, lo);

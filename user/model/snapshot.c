@@ -13,7 +13,7 @@ const char *const counter_names[NR_COUNTERS] = {
 };
 #undef COUNTER_NAME
 
-#define WA_FIELD_ROW(name, unit, merge, json, level)				\
+#define WA_FIELD_ROW(name, unit, merge, json, level, help)				\
 	{ #name, unit, offsetof(struct wa_stats, name), WA_##merge, WA_##json,	\
 	  WA_NEED_##level },
 const struct wa_field wa_stats_fields[NR_WA_STATS_FIELDS] = {
@@ -37,7 +37,7 @@ void stats_sub(struct wa_stats *out, const struct wa_stats *a,
 #define SUB_MAX(f)
 #define SUB_GAUGE(f)
 #define SUB_FIRST(f)
-#define SUB(name, unit, merge, json, level)	SUB_##merge(name)
+#define SUB(name, unit, merge, json, level, help)	SUB_##merge(name)
 	WA_STATS_FIELDS(SUB)
 #undef SUB
 #undef SUB_SUM
@@ -55,7 +55,7 @@ void stats_add_into(struct wa_stats *t, const struct wa_stats *s)
 #define ADD_MAX(f)	if (s->f > t->f) t->f = s->f;
 #define ADD_GAUGE(f)	if (newer) t->f = s->f;
 #define ADD_FIRST(f)	if (!t->f || (s->f && s->f < t->f)) t->f = s->f;
-#define ADD(name, unit, merge, json, level)	ADD_##merge(name)
+#define ADD(name, unit, merge, json, level, help)	ADD_##merge(name)
 	WA_STATS_FIELDS(ADD)
 #undef ADD
 #undef ADD_SUM
@@ -139,7 +139,7 @@ static bool stats_moved(const struct wa_stats *cur, const struct wa_stats *prev)
 #define MOVED_MAX(f)
 #define MOVED_GAUGE(f)
 #define MOVED_FIRST(f)	if (cur->f != prev->f) return true;
-#define MOVED(name, unit, merge, json, level)	MOVED_##merge(name)
+#define MOVED(name, unit, merge, json, level, help)	MOVED_##merge(name)
 	WA_STATS_FIELDS(MOVED)
 #undef MOVED
 #undef MOVED_SUM

@@ -95,7 +95,7 @@ struct wa_field {
 	enum wa_json json;
 	enum wa_need need;	/* of the accounting level */
 };
-#define WA_STATS_COUNT(name, unit, merge, json, level)	+ 1
+#define WA_STATS_COUNT(name, unit, merge, json, level, help)	+ 1
 enum { NR_WA_STATS_FIELDS = 0 WA_STATS_FIELDS(WA_STATS_COUNT) };
 #undef WA_STATS_COUNT
 extern const struct wa_field wa_stats_fields[NR_WA_STATS_FIELDS];

@@ -161,50 +161,13 @@ void prom_family(struct textbuf *tb, const char *name, const char *type, const c
  * lives here: the HELP text.
  */
 /* Each field's index in wa_stats_fields[] (snapshot.h): the same list. */
-#define FIELD_ID(name, unit, merge, json, level)	PF_##name,
+#define FIELD_ID(name, unit, merge, json, level, help)	PF_##name,
 enum prom_field { WA_STATS_FIELDS(FIELD_ID) NR_PROM_FIELDS };
 #undef FIELD_ID
 
-static const char *const field_help[NR_PROM_FIELDS] = {
-	[PF_app_bytes] = "Bytes applications wrote with write(2), counted when their folios "
-		"were written back (accounting level always-on: when written)",
-	[PF_write_calls] = "write(2) calls, per folio written back: a call spanning k folios "
-		"counts k times (always-on: each call once, as the write hook sees it)",
-	[PF_app_dirty_blocks] = "Filesystem blocks touched by those writes, per folio written back",
-	[PF_app_dirty_bytes] = "app_dirty_blocks_total in bytes (blocks times block size)",
-	[PF_other_dirty_blocks] = "Blocks dirty at writeback that no seen write(2) dirtied "
-		"(mmap stores, dirtied before attach)",
-	[PF_other_dirty_folios] = "Folios written back with other_dirty_blocks",
-	[PF_whole_folio_dirty_events] = "Folios dirtied whole (iomap_dirty_folio, e.g. by mmap)",
-	[PF_dirty_blocks] = "Blocks dirty at writeback, any cause (sum over folios written back)",
-	[PF_dirty_bytes] = "dirty_blocks_total in bytes",
-	[PF_folios] = "Folios written back",
-	[PF_folios_no_dirty_seen] = "Folios written back with no dirtying seen (dirtied before attach)",
-	[PF_folio_bytes] = "Sum of the sizes of the folios written back",
-	[PF_max_folio_bytes] = "Largest folio written back since attach",
-	[PF_block_bytes] = "Block size of the filesystem (of the last folio written back)",
-	[PF_submitted_blocks] = "Blocks writeback submitted to the device",
-	[PF_submitted_bytes] = "Bytes writeback submitted to the device",
-	[PF_unseen_submitted_blocks] = "Submitted blocks of folios with no dirtying seen (left "
-		"out of the amplification ratio)",
-	[PF_hole_bytes] = "Dirty bytes mapped to holes at writeback",
-	[PF_violation_blocks] = "VIOLATION: clean blocks submitted to the device (dirty by no "
-		"cause seen); 0 on a correct kernel",
-	[PF_violation_folios] = "VIOLATION: folios that submitted clean blocks",
-	[PF_unexplained_blocks] = "Submitted blocks dirty only in the kernel's bitmap, by no write "
-		"or whole-folio dirtying seen",
-	[PF_unchecked_blocks] = "Submitted blocks that could not be checked (dirtied before "
-		"attach, no per-block offsets)",
-	[PF_preattach_folios] = "Folios dirtied before attach (their clean -> dirty not seen), "
-		"checked against the kernel's dirty bitmap at writeback",
-	[PF_preattach_checked_blocks] = "Submitted blocks of folios dirtied before attach, "
-		"checked against the kernel's dirty bitmap",
-	[PF_preattach_violation_blocks] = "VIOLATION: clean blocks submitted in folios dirtied "
-		"before attach (in violation_blocks_total too); 0 on a correct kernel",
-	[PF_kernel_dirty_blocks] = "Blocks the kernel's per-block dirty bitmap marked dirty at "
-		"writeback",
-	[PF_bitmap_folios] = "Folios whose dirty bitmap was read at writeback",
-};
+#define FIELD_HELP(name, unit, merge, json, level, help)	[PF_##name] = help,
+static const char *const field_help[NR_PROM_FIELDS] = { WA_STATS_FIELDS(FIELD_HELP) };
+#undef FIELD_HELP
 
 /* dev, mountpoint, fstype of each filesystem, rendered once per scrape */
 static char **fs_labels(const struct snapshot *s, const struct prom_ctx *c)
@@ -276,32 +239,14 @@ static bool bucket_le(enum hist_id h, unsigned int k, char *buf, size_t len)
 		snprintf(buf, len, "+Inf");
 		return true;
 	}
-	if (h == HIST_AMPLIFICATION) {
-		__u64 min, max;
-		int minx, maxx;
+	struct bucket_bounds b;
 
-		if (k == 0)
-			return false;
-		amp_bucket_bounds(k, &min, &max, &minx, &maxx);
-		snprintf(buf, len, "%llu", (unsigned long long)max);
-		return true;
-	}
-	snprintf(buf, len, "%llu", (unsigned long long)log2_bucket_max(k));
+	if (h == HIST_AMPLIFICATION && k == 0)
+		return false;
+	hist_bucket_bounds(h, k, &b);
+	snprintf(buf, len, "%llu", (unsigned long long)b.max);
 	return true;
 }
-
-static const char *const hist_help[NR_HISTS] = {
-	[HIST_DIRTY_BLOCKS] = "Dirty blocks per folio at writeback (log2 buckets, include/buckets.h); "
-		"_sum is dirty_blocks_total summed over filesystems",
-	[HIST_SUBMITTED_BLOCKS] = "Blocks submitted per folio (log2 buckets); _sum is "
-		"submitted_blocks_total summed over filesystems",
-	[HIST_AMPLIFICATION] = "Submitted over dirty blocks per folio with dirty blocks (le=1 "
-		"includes ratios below 1, see folio_amplification_below_one_total). No _sum: "
-		"the kernel keeps per-folio ratios only as bucket counts; the aggregate ratio "
-		"is the recording rule iomapdirty:folio_amplification:ratio_rate5m",
-	[HIST_FOLIO_BYTES] = "Size of each folio written back (log2 buckets); _sum is "
-		"folio_bytes_total summed over filesystems",
-};
 
 /*
  * _sum of the count histograms, from the per-filesystem totals: the same

@@ -13,10 +13,6 @@
 
 #define ULL(x) ((unsigned long long)(x))
 
-#define HIST_NAME(id, name, unit)	[id] = name,
-#define HIST_UNIT(id, name, unit)	[id] = unit,
-const char *const hist_names[NR_HISTS] = { HISTOGRAMS(HIST_NAME) };
-const char *const hist_units[NR_HISTS] = { HISTOGRAMS(HIST_UNIT) };
 #undef HIST_NAME
 #undef HIST_UNIT
 
@@ -52,28 +48,6 @@ static void ratio_text(char *buf, size_t len, uint64_t num, uint64_t den)
 		snprintf(buf, len, "n/a");
 	else
 		snprintf(buf, len, "%.2fx", (double)num / (double)den);
-}
-
-void hist_bucket_label(enum hist_id h, unsigned int k, char *buf, size_t len)
-{
-	__u64 min, max;
-	int minx, maxx;
-
-	if (h != HIST_AMPLIFICATION) {
-		min = log2_bucket_min(k);
-		max = log2_bucket_max(k);
-		if (k == HIST_BUCKETS - 1)
-			snprintf(buf, len, "%llu -> inf", ULL(min));
-		else
-			snprintf(buf, len, "%llu -> %llu", ULL(min), ULL(max));
-		return;
-	}
-	amp_bucket_bounds(k, &min, &max, &minx, &maxx);
-	if (k == HIST_BUCKETS - 1)
-		snprintf(buf, len, "(%llu, inf)", ULL(min));
-	else
-		snprintf(buf, len, "%c%llu, %llu%c", minx ? '(' : '[',
-			 ULL(min), ULL(max), maxx ? ')' : ']');
 }
 
 static int used_range(const uint64_t *counts, int *first, int *last)
@@ -396,25 +370,19 @@ static void hist_write_json(struct json *j, enum hist_id h, const uint64_t *coun
 	json_array_begin(j);
 	if (used_range(counts, &first, &last)) {
 		for (int k = first; k <= last; k++) {
-			__u64 min, max;
-			int minx = 0, maxx = 0;
+			struct bucket_bounds b;
 
-			if (h == HIST_AMPLIFICATION) {
-				amp_bucket_bounds(k, &min, &max, &minx, &maxx);
-			} else {
-				min = log2_bucket_min(k);
-				max = log2_bucket_max(k);
-			}
+			hist_bucket_bounds(h, k, &b);
 			json_object_begin(j);
-			json_kv_u64(j, "min", min);
+			json_kv_u64(j, "min", b.min);
 			json_key(j, "max");
-			if (k == HIST_BUCKETS - 1)
-				json_null(j);	/* open-ended */
+			if (b.open_ended)
+				json_null(j);
 			else
-				json_u64(j, max);
+				json_u64(j, b.max);
 			if (h == HIST_AMPLIFICATION) {
-				json_kv_bool(j, "min_exclusive", minx);
-				json_kv_bool(j, "max_exclusive", maxx);
+				json_kv_bool(j, "min_exclusive", b.min_exclusive);
+				json_kv_bool(j, "max_exclusive", b.max_exclusive);
 			}
 			json_kv_u64(j, "count", counts[k]);
 			json_object_end(j);

@@ -12,6 +12,7 @@
 
 #include <stdio.h>
 #include "model/files.h"
+#include "model/histograms.h"
 #include "lib/exitcodes.h"
 #include "live/plan.h"
 #include "model/snapshot.h"
@@ -45,8 +46,6 @@ struct report_ctx {
 	const struct run_writeback *run;	/* run only, else NULL */
 };
 
-extern const char *const hist_names[NR_HISTS];
-extern const char *const hist_units[NR_HISTS];
 
 uint64_t stats_amplified_blocks(const struct wa_stats *s);
 
@@ -65,8 +64,6 @@ void writer_json(struct json *j, const struct writer_info *wi);
 void report_json(FILE *out, const char *type, int interval, const struct snapshot *d,
 		 const struct report_ctx *rc);
 
-/* "4 -> 7", "(1, 2]": bucket k of histogram h. */
-void hist_bucket_label(enum hist_id h, unsigned int k, char *buf, size_t len);
 /* Whether the plan (NULL: any) measures histogram h (else null, n/a, no metric). */
 bool hist_measured(enum hist_id h, const struct plan *p);
 /*

@@ -13,14 +13,14 @@
 #include "runs/runfile.h"
 
 const char *const run_field_names[NR_RUN_FIELDS] = {
-#define RUN_FIELD_NAME(name, unit, merge, json, level) [RF_##name] = #name,
+#define RUN_FIELD_NAME(name, unit, merge, json, level, help) [RF_##name] = #name,
 	WA_STATS_FIELDS(RUN_FIELD_NAME)
 #undef RUN_FIELD_NAME
 };
 
 /* Whether the run file has the field (the writer skips json NEVER). */
 static const bool run_field_written[NR_RUN_FIELDS] = {
-#define RUN_FIELD_WRITTEN(name, unit, merge, json, level) [RF_##name] = WA_##json != WA_NEVER,
+#define RUN_FIELD_WRITTEN(name, unit, merge, json, level, help) [RF_##name] = WA_##json != WA_NEVER,
 	WA_STATS_FIELDS(RUN_FIELD_WRITTEN)
 #undef RUN_FIELD_WRITTEN
 };

@@ -23,7 +23,7 @@
  * last_ns) are not read and stay unknown.
  */
 enum run_field {
-#define RUN_FIELD_ENUM(name, unit, merge, json, level) RF_##name,
+#define RUN_FIELD_ENUM(name, unit, merge, json, level, help) RF_##name,
 	WA_STATS_FIELDS(RUN_FIELD_ENUM)
 #undef RUN_FIELD_ENUM
 	NR_RUN_FIELDS,
