@@ -68,7 +68,7 @@ phase() { echo "INFO package: $1 took $((SECONDS - t_phase)) s"; t_phase=$SECOND
 # builds one of them, http_serve.c), so a commit of tests alone reuses it
 (cd "$top" && tree_files | sort -z | xargs -0 sha256sum) |
 	awk '$2 !~ /^tests\// || $2 == "tests/exporter/http_serve.c"' >"$work/tree.sums"
-check_match package.tree_listed ' user/session\.c$' "$(cat "$work/tree.sums")"
+check_match package.tree_listed ' user/live/session\.c$' "$(cat "$work/tree.sums")"
 key=$(sha256sum <"$work/tree.sums" | cut -c1-16)
 debdir=$cache/deb-$key
 if [[ -n $(compgen -G "$debdir/iomapdirty_*.deb") ]]; then
