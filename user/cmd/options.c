@@ -77,6 +77,15 @@ int parse_seconds(const char *s, double *out)
 	return 0;
 }
 
+/* --cgroup and --unit choose one cgroup: the second one given is refused */
+static void one_cgroup_filter(struct argp_state *state, const struct session_opts *o,
+			      const char *option)
+{
+	if (o->cgroup_option)
+		argp_error(state, "%s: %s was given already: one cgroup filter", option,
+			   o->cgroup_option);
+}
+
 static error_t filter_parse(int key, char *arg, struct argp_state *state)
 {
 	struct session_opts *o = state->input;
@@ -109,9 +118,7 @@ static error_t filter_parse(int key, char *arg, struct argp_state *state)
 	case OPT_CGROUP: {
 		char err[512];
 
-		if (o->cgroup_option)
-			argp_error(state, "--cgroup: %s was given already: one cgroup "
-				   "filter", o->cgroup_option);
+		one_cgroup_filter(state, o, "--cgroup");
 		if (cgroup_v2_lookup(arg, &o->cgroup_id, &o->cgroup_level, err, sizeof(err)))
 			argp_error(state, "--cgroup: %s", err);
 		o->cgroup_option = "--cgroup";
@@ -120,9 +127,7 @@ static error_t filter_parse(int key, char *arg, struct argp_state *state)
 	case OPT_UNIT: {
 		char err[1300], rel[512];
 
-		if (o->cgroup_option)
-			argp_error(state, "--unit: %s was given already: one cgroup "
-				   "filter", o->cgroup_option);
+		one_cgroup_filter(state, o, "--unit");
 		if (cgroup_unit_lookup(arg, rel, sizeof(rel), err, sizeof(err)) ||
 		    cgroup_v2_lookup(rel, &o->cgroup_id, &o->cgroup_level, err, sizeof(err)))
 			argp_error(state, "--unit: %s", err);

@@ -226,15 +226,17 @@ void facts_symbols(struct kfacts *f)
 
 void facts_init(struct kfacts *f)
 {
+	const char *sym;
+
 	memset(f, 0, sizeof(*f));
 	/* exactly the symbols of the hook target table (programs.c) */
-	for (int i = 0; target_symbol(TARGET_FUNC, i) && i < FACT_MAX_FUNCS; i++) {
-		snprintf(f->funcs[i].name, FACT_NAME_LEN, "%s", target_symbol(TARGET_FUNC, i));
+	for (int i = 0; i < FACT_MAX_FUNCS && (sym = target_symbol(TARGET_FUNC, i)); i++) {
+		snprintf(f->funcs[i].name, FACT_NAME_LEN, "%s", sym);
 		f->funcs[i].traceable = -1;
 		f->nr_funcs++;
 	}
-	for (int i = 0; target_symbol(TARGET_TP, i) && i < FACT_MAX_TPS; i++) {
-		snprintf(f->tps[i].name, FACT_NAME_LEN, "%s", target_symbol(TARGET_TP, i));
+	for (int i = 0; i < FACT_MAX_TPS && (sym = target_symbol(TARGET_TP, i)); i++) {
+		snprintf(f->tps[i].name, FACT_NAME_LEN, "%s", sym);
 		f->nr_tps++;
 	}
 	for (int i = 0; i < NR_FACT_HELPERS; i++)
