@@ -18,7 +18,7 @@
 
 struct flush_args {
 	__u64 idle_ns;
-	__u64 finish_active;	/* no end event in this plan, or the last flush */
+	__u64 finish_idle_ns;	/* finish the folio of a thread idle this long */
 	__u64 now;
 };
 
@@ -67,7 +67,7 @@ static __always_inline bool flush_ctx(struct wb_ctx *c, struct flush_args *args)
 
 	if (!idle)
 		return false;
-	if (c->active && args->finish_active) {
+	if (c->active && idle >= args->finish_idle_ns) {
 		count(CNT_FLUSHED_CTX);
 		finish_folio(c, args->now);
 		c->active = 0;
@@ -125,17 +125,18 @@ static long fold_cpu_writes_cb(__u64 cpu, void *busy)
 
 /*
  * Run by user space (BPF_PROG_TEST_RUN) before each report, for contexts
- * idle for longer than args[0] ns: their sums are folded into the shared
- * totals and, if args[1] (tracepoint mode, where nothing marks the end of
- * a thread's last folio, or the final flush) their folio is finished.
+ * idle for longer than idle_ns: their sums are folded into the shared
+ * totals, and the folio of those idle for finish_idle_ns is finished
+ * (user space: tracepoint mode, where nothing marks the end of a thread's
+ * last folio, and the final flush; otherwise never).
  * Returns how many CPUs' write sums were busy (not folded).
  */
 SEC("raw_tp")
-int BPF_PROG(flush_idle, __u64 idle_ns, __u64 finish_active)
+int BPF_PROG(flush_idle, __u64 idle_ns, __u64 finish_idle_ns)
 {
 	struct flush_args args = {
 		.idle_ns = idle_ns,
-		.finish_active = finish_active,
+		.finish_idle_ns = finish_idle_ns,
 		.now = bpf_ktime_get_ns(),
 	};
 

@@ -74,7 +74,12 @@ while kill -0 "$wl" 2>/dev/null; do
 	if scrape >"$work/mid.txt"; then
 		scrapes=$((scrapes + 1))
 		l=$(losses "$work/mid.txt")
-		((l > lost_seen)) && lost_seen=$l
+		if ((l > lost_seen)); then
+			lost_seen=$l
+			# which loss, and what the engine saw around it
+			grep -E '^iomapdirty_(lost|events)_total' "$work/mid.txt" |
+				awk '$2 != 0' >"$work/lost_during.txt"
+		fi
 		m=$(metric iomapdirty_events_total 'event="file_entries_created"' "$work/mid.txt")
 		[[ -z ${rss_full:-} && ${m:-0} -ge $((3 * 16384)) ]] && rss_full=$(rss_kb "$pid")
 		rss_log+=" ${m:-0}:$(rss_kb "$pid")"
@@ -88,6 +93,7 @@ echo "INFO soak: $n files in $((SECONDS - start)) s ($(jq -c . "$work/wl.json" 2
 check soak.scrapes_during_answered 0 "$failed"
 check_match soak.scrapes_during '^[1-9]' "$scrapes"
 check soak.no_loss_during 0 "$lost_seen"
+[[ -s $work/lost_during.txt ]] && sed 's/^/INFO soak: at the first loss: /' "$work/lost_during.txt"
 
 # the write sums reach the totals at the next flush (every second)
 sleep 2

@@ -372,13 +372,23 @@ uint32_t engine_max_pages(const struct engine *e)
 /*
  * Folds the per-thread sums of threads idle for idle_ns into the totals
  * the reports read. Where no event marks the end of a folio's writeback
- * (tracepoint plans) it also finishes those threads' last folios; with an
- * end event, only the last flush (idle_ns 0) finishes folios in flight.
+ * (tracepoint plans) it also finishes the last folios of threads idle for
+ * ENGINE_FINISH_IDLE_NS; with an end event, only the last flush (idle_ns
+ * 0) finishes folios in flight.
  */
 int engine_flush(struct engine *e, uint64_t idle_ns)
 {
 	const struct hook_plan *h = &e->plan->hooks[HOOK_WB_END];
-	uint64_t args[2] = { idle_ns, (h->chosen && h->mech == MECH_DERIVED) || idle_ns == 0 };
+	bool derived_end = h->chosen && h->mech == MECH_DERIVED;
+	uint64_t finish_idle_ns = UINT64_MAX;
+	uint64_t args[2];
+
+	if (idle_ns == 0)
+		finish_idle_ns = 0;
+	else if (derived_end)
+		finish_idle_ns = idle_ns > ENGINE_FINISH_IDLE_NS ? idle_ns : ENGINE_FINISH_IDLE_NS;
+	args[0] = idle_ns;
+	args[1] = finish_idle_ns;
 	LIBBPF_OPTS(bpf_test_run_opts, opts,
 		.ctx_in = args,
 		.ctx_size_in = sizeof(args));

@@ -53,14 +53,21 @@ int engine_open(struct engine *e, const struct plan *p,
 		const struct engine_opts *o, char *err, size_t errlen);
 void engine_close(struct engine *e);
 /*
- * Interval reports flush contexts idle this long. In tracepoint mode no
- * event ends a folio's writeback, so a flush finishes it; a thread
- * preempted between a folio's begin and its submits for longer than this
- * would have its late submits counted as submit_without_folio.
+ * Interval reports fold the sums of threads idle this long. In tracepoint
+ * mode no event ends a folio's writeback, so a flush also finishes the
+ * folio of a thread idle ENGINE_FINISH_IDLE_NS: a thread preempted between
+ * a folio's begin and its submits for longer than that would have its late
+ * submits counted as submit_without_folio. 50 ms was too short for that:
+ * under a kernel build on two cores one such preemption came in a million
+ * folios (the exporter soak, cold CI); a second is not reached there.
  */
 #define ENGINE_FLUSH_IDLE_NS	(50 * 1000 * 1000ull)
+#define ENGINE_FINISH_IDLE_NS	(1000 * 1000 * 1000ull)
 
-/* Finishes folio contexts idle for longer than idle_ns (tracepoint mode). */
+/*
+ * Folds the sums of threads idle for idle_ns, finishes their folios in
+ * tracepoint mode after ENGINE_FINISH_IDLE_NS; idle_ns 0: everything.
+ */
 int engine_flush(struct engine *e, uint64_t idle_ns);
 int engine_snapshot(struct engine *e, struct snapshot *s);
 /*
