@@ -4,6 +4,7 @@
 #include <string.h>
 #include "iomapdirty.h"
 #include "live/programs.h"
+#include "wb_funcs.h"
 
 const char *const hook_names[NR_HOOKS] = {
 	[HOOK_WRITE] = "write",
@@ -57,11 +58,11 @@ const struct prog_def prog_table[] = {
 	{ HOOK_WHOLE_DIRTY, PROG_FENTRY, ANY, "fentry_dirty_folio" },
 	{ HOOK_WHOLE_DIRTY, PROG_KPROBE, ANY, "kprobe_dirty_folio" },
 
-	/* the folio's (or head page's) argument position in the writeback function */
-	{ HOOK_WB_BEGIN, PROG_FENTRY, 0, "fentry_wb_begin_a0" },	/* iomap_do_writepage */
-	{ HOOK_WB_BEGIN, PROG_FENTRY, 1, "fentry_wb_begin_a1" },	/* iomap_writeback_folio */
-	{ HOOK_WB_BEGIN, PROG_FENTRY, 2, "fentry_wb_begin_a2" },	/* writepage_map 6.9-6.16 */
-	{ HOOK_WB_BEGIN, PROG_FENTRY, 3, "fentry_wb_begin_a3" },	/* writepage_map 6.1-6.6 */
+	/* the writeback functions (wb_funcs.h), by the folio's argument position */
+	{ HOOK_WB_BEGIN, PROG_FENTRY, 0, "fentry_wb_begin_a0" },
+	{ HOOK_WB_BEGIN, PROG_FENTRY, 1, "fentry_wb_begin_a1" },
+	{ HOOK_WB_BEGIN, PROG_FENTRY, 2, "fentry_wb_begin_a2" },
+	{ HOOK_WB_BEGIN, PROG_FENTRY, 3, "fentry_wb_begin_a3" },
 	{ HOOK_WB_BEGIN, PROG_KPROBE, 0, "kprobe_wb_begin" },
 	{ HOOK_WB_BEGIN, PROG_KPROBE, 1, "kprobe_wb_begin" },
 	{ HOOK_WB_BEGIN, PROG_KPROBE, 2, "kprobe_wb_begin" },
@@ -99,6 +100,9 @@ const unsigned int prog_table_len = sizeof(prog_table) / sizeof(prog_table[0]);
 
 /* A prototype: exactly n arguments, of these types (NULL: not read) */
 #define ARGS(n, ...)	{ n, { __VA_ARGS__ } }
+/* A writeback function: its variant is its folio's argument position */
+#define WB_BEGIN_ROW(func, arg, type)					\
+	{ HOOK_WB_BEGIN, TARGET_FUNC, #func, arg, { PROTO_AT_LEAST, { [arg] = type } } },
 
 /*
  * The kernel symbols, per hook in order of preference, and the prototypes
@@ -120,23 +124,15 @@ const struct hook_target hook_targets[] = {
 	{ HOOK_FOLIO_PTR, TARGET_TP, "writeback_dirty_folio", ANY,
 	  ARGS(2, "folio*", "address_space*") },
 	/*
-	 * The newest writeback function first: 6.17+, then 6.6-6.16, then
-	 * 6.1-6.5. A function's variant is the position of its folio (or
-	 * head page) argument, the one its fentry program reads.
+	 * The writeback functions, newest first (wb_funcs.h: one fentry program
+	 * per row, its section naming the row's function), then the
+	 * tracepoints: 6.17+, then 6.1-6.16.
 	 */
-	{ HOOK_WB_BEGIN, TARGET_FUNC, "iomap_writeback_folio", 1,	/* (wpc, folio) */
-	  ARGS(PROTO_AT_LEAST, NULL, "folio*") },
+	WB_BEGIN_FUNCS(WB_BEGIN_ROW)
 	{ HOOK_WB_BEGIN, TARGET_TP, "iomap_writeback_folio", ANY,
 	  ARGS(3, "inode*", "loff_t", "u64") },
-	{ HOOK_WB_BEGIN, TARGET_FUNC, "iomap_writepage_map", 2,	/* 6.9-6.16 */
-	  ARGS(PROTO_AT_LEAST, NULL, NULL, "folio*") },
-	{ HOOK_WB_BEGIN, TARGET_FUNC, "iomap_writepage_map", 3,	/* 6.1-6.6 */
-	  ARGS(PROTO_AT_LEAST, NULL, NULL, NULL, "folio*") },
 	{ HOOK_WB_BEGIN, TARGET_TP, "iomap_writepage", ANY,
 	  ARGS(3, "inode*", "loff_t", "u64") },
-	/* 6.1: a page (the folio's head), 6.4-6.9: a folio */
-	{ HOOK_WB_BEGIN, TARGET_FUNC, "iomap_do_writepage", 0,
-	  ARGS(PROTO_AT_LEAST, "page*|folio*") },
 	/* 6.17+: ranges */
 	{ HOOK_SUBMIT, TARGET_TP, "iomap_add_to_ioend", SUBMIT_RANGE,
 	  ARGS(4, "inode*", "u64", "unsigned_int", "iomap*") },
