@@ -65,8 +65,8 @@ check facts.helper_bad_value_exit 2 "$?"
 # signature no row of the table describes, fentry refuses the function
 # rather than read a guessed argument
 sed 's/^trial fentry \([a-z_]*\) .*/trial fentry \1 ok/' "$good" >"$work/fentry.facts"
-sed 's/^\(func iomap_writeback_folio .*\)args=iomap_writepage_ctx\*,folio\*$/\1args=folio*,iomap_writepage_ctx*/' \
-	"$work/fentry.facts" >"$work/moved.facts"
+moved='s/^\(func iomap_writeback_folio .*args=\)iomap_writepage_ctx\*,folio\*$/\1folio*,iomap_writepage_ctx*/'
+sed "$moved" "$work/fentry.facts" >"$work/moved.facts"
 wb() { "$IOMAPDIRTY" probes --json --mode fentry --facts "$1" |
 	jq -r '.plan.hooks[] | select(.hook == "writeback_begin") | "\(.mechanism) \(.target) \(.note)"'; }
 check facts.proto_wb_folio_arg1 "fentry iomap_writeback_folio folio pointer from argument 1" \

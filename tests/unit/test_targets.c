@@ -35,7 +35,8 @@ static void matching(void)
 	p = proto(3, "inode*", "loff_t", "u64");
 	CHECK(!target_proto_fits(&exact, &p), "match: one argument more does not fit an exact row");
 	p = proto(2, "inode*", "u64", NULL);
-	CHECK(!target_proto_fits(&exact, &p), "match: another type at a read position does not fit");
+	CHECK(!target_proto_fits(&exact, &p),
+	      "match: another type at a read position does not fit");
 	p = proto(3, "wpc*", "folio*", "u64");
 	CHECK(target_proto_fits(&at_least, &p), "match: at least: more arguments fit");
 	p = proto(1, "wpc*", NULL, NULL);

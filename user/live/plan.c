@@ -318,7 +318,8 @@ static void plan_submit(struct kfacts *f, struct plan *p)
 	for (unsigned i = 0; (tp = hook_target(HOOK_SUBMIT, TARGET_TP, i)); i++) {
 		const struct hook_target *t;
 
-		if (!tp_usable(f, tp, h) || !(t = proto_row(f, h, HOOK_SUBMIT, MECH_TRACEPOINT, tp)))
+		if (!tp_usable(f, tp, h) ||
+		    !(t = proto_row(f, h, HOOK_SUBMIT, MECH_TRACEPOINT, tp)))
 			continue;
 		p->submit_proto = t->variant;
 		snprintf(h->note, sizeof(h->note), "%s", p->submit_proto == SUBMIT_RANGE ?
