@@ -12,6 +12,7 @@
 #include <bpf/bpf_core_read.h>
 #include "write.bpf.h"
 #include "writeback.bpf.h"
+#include "wb_funcs.h"
 
 static __always_inline void fexit_write_end(struct iomap_iter *iter, __u64 pos,
 					    __u64 copied, __u64 ret)
@@ -47,19 +48,26 @@ int BPF_PROG(fentry_dirty_folio, struct address_space *mapping, struct folio *fo
 	return 0;
 }
 
-/* One program per position of the folio argument (see fexit_write_end). */
-#define FENTRY_WB_BEGIN(N, ...)						\
-SEC("fentry/iomap_writeback_folio")					\
-int BPF_PROG(fentry_wb_begin_a##N, __VA_ARGS__)				\
+/* The arguments up to the folio's, as integers (see fexit_write_end) */
+#define WB_ARGS_0	u64 a0
+#define WB_ARGS_1	WB_ARGS_0, u64 a1
+#define WB_ARGS_2	WB_ARGS_1, u64 a2
+#define WB_ARGS_3	WB_ARGS_2, u64 a3
+
+/* One program per writeback function and folio position: wb_funcs.h */
+#define FENTRY_WB_BEGIN(func, N, type)					\
+SEC("fentry/" #func)							\
+int BPF_PROG(fentry_wb_begin_a##N, WB_ARGS_##N)				\
 {									\
 	wb_begin_folio((void *)a##N);					\
 	return 0;							\
 }
-FENTRY_WB_BEGIN(0, u64 a0)			/* iomap_do_writepage (6.1) */
-FENTRY_WB_BEGIN(1, u64 a0, u64 a1)		/* iomap_writeback_folio (6.17+) */
-FENTRY_WB_BEGIN(2, u64 a0, u64 a1, u64 a2)	/* iomap_writepage_map 6.9-6.16 */
-FENTRY_WB_BEGIN(3, u64 a0, u64 a1, u64 a2, u64 a3) /* iomap_writepage_map 6.1-6.6 */
+WB_BEGIN_FUNCS(FENTRY_WB_BEGIN)
 
+/*
+ * Every writeback function's end: bound when it is loaded to the function
+ * the plan chose for the begin (engine.c); the section names the newest.
+ */
 SEC("fexit/iomap_writeback_folio")
 int BPF_PROG(fexit_wb_end)
 {

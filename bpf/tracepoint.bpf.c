@@ -6,7 +6,10 @@
  * names), where every field is a probe read, for kernels or policies that
  * refuse tp_btf. The plan says which one is attached. Each program reads
  * its arguments and calls its moment: write.bpf.h, writeback.bpf.h,
- * submit.bpf.h.
+ * submit.bpf.h. A tracepoint renamed between kernels (iomap_writepage,
+ * iomap_writepage_map in 6.1-6.16) keeps one program pair, its section
+ * naming one of the names: the engine binds a tp_btf program to the
+ * plan's tracepoint before it is loaded, and attaches a raw_tp by name.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>

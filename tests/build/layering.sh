@@ -81,7 +81,9 @@ done
 # One table of hook targets (live/programs.c, hook_targets[]): the planner
 # takes every kernel symbol from it, so none is written in plan.c as a
 # string of its own.
-symbols=$(sed -n 's/^\t{ HOOK_[A-Z_]*, TARGET_[A-Z]*, "\([a-z_0-9]*\)".*/\1/p' user/live/programs.c | sort -u)
+# (the writeback functions' rows come from include/wb_funcs.h's X-macro)
+symbols=$({ sed -n 's/^\t{ HOOK_[A-Z_]*, TARGET_[A-Z]*, "\([a-z_0-9]*\)".*/\1/p' user/live/programs.c
+	sed -n 's/^\tX(\([a-z_0-9]*\), .*/\1/p' include/wb_funcs.h; } | sort -u)
 if [ "$(wc -w <<<"$symbols")" -lt 10 ]; then
 	bad "targets.table_read: $(wc -w <<<"$symbols") symbols read from hook_targets[] (its shape changed?)"
 else

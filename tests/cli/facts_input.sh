@@ -59,4 +59,20 @@ check facts.cgroup_unrecorded_json unknown "$(attribution "$good")"
 { cat "$good"; echo "helper get_current_cgroup_id 2"; } >"$work/badhelper.facts"
 "$IOMAPDIRTY" probes --facts "$work/badhelper.facts" >/dev/null 2>&1
 check facts.helper_bad_value_exit 2 "$?"
+# Hook target prototypes (issue 28 item 3): this kernel's facts with
+# fentry allowed take iomap_writeback_folio's folio from argument 1, as
+# its prototype (wpc, folio) says; with the folio moved to argument 0, a
+# signature no row of the table describes, fentry refuses the function
+# rather than read a guessed argument
+sed 's/^trial fentry \([a-z_]*\) .*/trial fentry \1 ok/' "$good" >"$work/fentry.facts"
+moved='s/^\(func iomap_writeback_folio .*args=\)iomap_writepage_ctx\*,folio\*$/\1folio*,iomap_writepage_ctx*/'
+sed "$moved" "$work/fentry.facts" >"$work/moved.facts"
+wb() { "$IOMAPDIRTY" probes --json --mode fentry --facts "$1" |
+	jq -r '.plan.hooks[] | select(.hook == "writeback_begin") | "\(.mechanism) \(.target) \(.note)"'; }
+check facts.proto_wb_folio_arg1 "fentry iomap_writeback_folio folio pointer from argument 1" \
+	"$(wb "$work/fentry.facts")"
+out=$("$IOMAPDIRTY" probes --mode fentry --facts "$work/moved.facts" 2>&1)
+check facts.proto_moved_refused_exit 3 "$?"
+check_match facts.proto_moved_refused_says \
+	"writeback_begin.*fentry iomap_writeback_folio: prototype not one this tool knows" "$out"
 cli_finish

@@ -8,6 +8,10 @@
  *     expects them for that kind (not as the table says), so that a row
  *     calling an fentry program an fexit, or a kprobe a kretprobe, fails;
  *   - every program of the object has a row (none the planner cannot use);
+ *   - a program's section names a kernel symbol it serves: one of the hook
+ *     target rows (hook, kind, variant) of its program table rows, so that
+ *     the object says where each program attaches (fentry_wb_begin_aN:
+ *     its writeback function, not another's);
  *   - every plan, for every kernel family and mode, takes its programs
  *     from rows for the hook, mechanism and kernel variant it chose;
  *   - together those plans reach every row. The recorded facts do not
@@ -100,6 +104,43 @@ static void check_objects_programs(struct iomapdirty_bpf *skel)
 		found |= prog_is_utility(bpf_program__name(prog));
 		CHECK(found, "BPF program %s has a row in the program table (or is a utility)",
 		      bpf_program__name(prog));
+	}
+}
+
+/* Whether program table row d serves hook target row t */
+static bool serves(const struct prog_def *d, const struct hook_target *t)
+{
+	/* the end of writeback is hooked where its begin is */
+	enum hook hook = d->hook == HOOK_WB_END ? HOOK_WB_BEGIN : d->hook;
+	enum target_kind kind = prog_mechanism(d->kind) == MECH_TRACEPOINT ?
+				TARGET_TP : TARGET_FUNC;
+
+	return t->hook == hook && t->kind == kind && t->variant != TARGET_FACT_ONLY &&
+	       (d->variant == PROG_ANY_VARIANT || t->variant == PROG_ANY_VARIANT ||
+		d->variant == t->variant);
+}
+
+static void check_sections(struct iomapdirty_bpf *skel)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, skel->obj) {
+		const char *sec = bpf_program__section_name(prog), *sym = strchr(sec, '/');
+		bool named = false, has_row = false;
+
+		for (unsigned int i = 0; i < prog_table_len; i++) {
+			const struct prog_def *d = &prog_table[i];
+
+			if (strcmp(d->name, bpf_program__name(prog)) || d->kind == PROG_USER)
+				continue;
+			has_row = true;
+			for (unsigned int r = 0; sym && r < hook_targets_len; r++)
+				named |= serves(d, &hook_targets[r]) &&
+					 !strcmp(hook_targets[r].symbol, sym + 1);
+		}
+		if (has_row)
+			CHECK(named, "program %s: its section names a target it serves",
+			      bpf_program__name(prog));
 	}
 }
 
@@ -227,6 +268,7 @@ int main(void)
 	      "program table fits the coverage list");
 	check_rows(skel);
 	check_objects_programs(skel);
+	check_sections(skel);
 
 	for (unsigned i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
 		if (parse(NULL, fixture_path(dir, fixtures[i]), &f))

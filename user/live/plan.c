@@ -27,31 +27,34 @@ static void append(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-static bool arg_is(const struct proto_fact *p, int i, const char *label)
-{
-	return i < p->nr_args && !strcmp(p->args[i], label);
-}
-
-static bool proto_is(const struct proto_fact *p, int n, ...)
-{
-	va_list ap;
-	bool ok = p->in_btf && p->nr_args == n;
-
-	va_start(ap, n);
-	for (int i = 0; i < n; i++) {
-		const char *label = va_arg(ap, const char *);
-
-		if (ok && !arg_is(p, i, label))
-			ok = false;
-	}
-	va_end(ap);
-	return ok;
-}
-
 static void reject_proto(struct hook_plan *h, int mech, const char *name)
 {
 	append(h->rejected, sizeof(h->rejected),
 	       "%s %s: prototype not one this tool knows", mech_names[mech], name);
+}
+
+/*
+ * The hook target row whose prototype this kernel's BTF gives sym (the
+ * row's variant picks the program); NULL, and sym rejected, if none does.
+ */
+static const struct hook_target *proto_row(const struct kfacts *f, struct hook_plan *h,
+					   enum hook hook, int mech, const char *sym)
+{
+	const struct hook_target *t;
+
+	if (mech == MECH_TRACEPOINT)
+		t = target_fit(hook, TARGET_TP, sym, &facts_tp(f, sym)->proto);
+	else
+		t = target_fit(hook, TARGET_FUNC, sym, &facts_func(f, sym)->proto);
+	if (!t)
+		reject_proto(h, mech, sym);
+	return t;
+}
+
+/* Whether tracepoint tp has a prototype the hook's programs can read */
+static bool tp_fits(const struct kfacts *f, enum hook hook, const char *tp)
+{
+	return target_fit(hook, TARGET_TP, tp, &facts_tp(f, tp)->proto);
 }
 
 /*
@@ -226,22 +229,15 @@ static void plan_write(struct kfacts *f, struct plan *p)
 
 	h->required = true;
 	for (int m = MECH_FENTRY; m <= MECH_KPROBE; m++) {
-		const struct func_fact *ff = facts_func(f, fn);
-		const struct proto_fact *pr;
+		const struct hook_target *t;
+		const char *ret;
 
-		if (!mech_allowed(p, m) || !func_usable(f, fn, m, h))
+		if (!mech_allowed(p, m) || !func_usable(f, fn, m, h) ||
+		    !(t = proto_row(f, h, HOOK_WRITE, m, fn)))
 			continue;
-		pr = &ff->proto;
-		if (pr->nr_args == 5 && arg_is(pr, 0, "iomap_iter*") && arg_is(pr, 4, "folio*")) {
-			p->write_end_proto = WRITE_END_POS;
-		} else if (pr->nr_args == 4 && arg_is(pr, 0, "iomap_iter*") &&
-			   arg_is(pr, 3, "folio*")) {
-			p->write_end_proto = WRITE_END_ITER;
-		} else {
-			reject_proto(h, m, fn);
-			continue;
-		}
-		p->write_end_ret_bool = !strcmp(pr->ret, "bool") || !strcmp(pr->ret, "_Bool");
+		p->write_end_proto = t->variant;
+		ret = facts_func(f, fn)->proto.ret;
+		p->write_end_ret_bool = !strcmp(ret, "bool") || !strcmp(ret, "_Bool");
 		/* fentry plans read the return value: fexit */
 		if (!choose(h, HOOK_WRITE, m == MECH_FENTRY ? PROG_FEXIT : PROG_KPROBE,
 			    p->write_end_proto, fn))
@@ -252,29 +248,12 @@ static void plan_write(struct kfacts *f, struct plan *p)
 			 "folios counted as 0, as the kernel does)");
 		return;
 	}
-	if (mech_allowed(p, MECH_TRACEPOINT) && tp_usable(f, tp, h)) {
-		if (proto_is(&facts_tp(f, tp)->proto, 2, "kiocb*", "iov_iter*")) {
-			if (!choose_tp(f, p, HOOK_WRITE, tp, PROG_ANY_VARIANT))
-				return;
-			snprintf(h->note, sizeof(h->note),
-				 "XFS only; bytes requested by each write(2), counted "
-				 "before the copy (a short write counts its request)");
-			return;
-		}
-		reject_proto(h, MECH_TRACEPOINT, tp);
-	}
-}
-
-/*
- * Which argument of a writeback function is the folio (or head page);
- * prog_table says which positions the BPF programs can read.
- */
-static int folio_arg(const struct proto_fact *pr)
-{
-	for (int i = 0; i < pr->nr_args; i++)
-		if (!strcmp(pr->args[i], "folio*") || !strcmp(pr->args[i], "page*"))
-			return i;
-	return -1;
+	if (mech_allowed(p, MECH_TRACEPOINT) && tp_usable(f, tp, h) &&
+	    proto_row(f, h, HOOK_WRITE, MECH_TRACEPOINT, tp) &&
+	    choose_tp(f, p, HOOK_WRITE, tp, PROG_ANY_VARIANT))
+		snprintf(h->note, sizeof(h->note),
+			 "XFS only; bytes requested by each write(2), counted "
+			 "before the copy (a short write counts its request)");
 }
 
 static void plan_writeback(struct kfacts *f, struct plan *p)
@@ -287,15 +266,14 @@ static void plan_writeback(struct kfacts *f, struct plan *p)
 		if (!mech_allowed(p, m))
 			continue;
 		for (unsigned i = 0; (fn = hook_target(HOOK_WB_BEGIN, TARGET_FUNC, i)); i++) {
+			const struct hook_target *t;
 			int arg;
 
-			if (!func_usable(f, fn, m, b))
+			if (!func_usable(f, fn, m, b) ||
+			    !(t = proto_row(f, b, HOOK_WB_BEGIN, m, fn)))
 				continue;
-			arg = folio_arg(&facts_func(f, fn)->proto);
-			if (arg < 0) {
-				reject_proto(b, m, fn);
-				continue;
-			}
+			/* the folio's (or head page's) argument position */
+			arg = t->variant;
 			if (!choose(b, HOOK_WB_BEGIN, m == MECH_FENTRY ? PROG_FENTRY :
 				    PROG_KPROBE, arg, fn))
 				continue;
@@ -312,12 +290,8 @@ static void plan_writeback(struct kfacts *f, struct plan *p)
 	if (!mech_allowed(p, MECH_TRACEPOINT))
 		return;
 	for (unsigned i = 0; (tp = hook_target(HOOK_WB_BEGIN, TARGET_TP, i)); i++) {
-		if (!tp_usable(f, tp, b))
+		if (!tp_usable(f, tp, b) || !proto_row(f, b, HOOK_WB_BEGIN, MECH_TRACEPOINT, tp))
 			continue;
-		if (!proto_is(&facts_tp(f, tp)->proto, 3, "inode*", "loff_t", "u64")) {
-			reject_proto(b, MECH_TRACEPOINT, tp);
-			continue;
-		}
 		/* the kernel read with guarded loads where it has bpf_rdonly_cast */
 		if (!choose_tp(f, p, HOOK_WB_BEGIN, tp, f->has_rdonly_cast ?
 			       WB_GUARDED_LOADS : PROG_ANY_VARIANT))
@@ -342,22 +316,15 @@ static void plan_submit(struct kfacts *f, struct plan *p)
 
 	h->required = true;
 	for (unsigned i = 0; (tp = hook_target(HOOK_SUBMIT, TARGET_TP, i)); i++) {
-		const struct proto_fact *pr;
+		const struct hook_target *t;
 
-		if (!tp_usable(f, tp, h))
+		if (!tp_usable(f, tp, h) ||
+		    !(t = proto_row(f, h, HOOK_SUBMIT, MECH_TRACEPOINT, tp)))
 			continue;
-		pr = &facts_tp(f, tp)->proto;
-		if (proto_is(pr, 4, "inode*", "u64", "unsigned_int", "iomap*")) {
-			p->submit_proto = SUBMIT_RANGE;
-			snprintf(h->note, sizeof(h->note),
-				 "ranges, trimmed to the mapping as the kernel does");
-		} else if (proto_is(pr, 2, "inode*", "iomap*")) {
-			p->submit_proto = SUBMIT_PER_BLOCK;
-			snprintf(h->note, sizeof(h->note), "one block per event");
-		} else {
-			reject_proto(h, MECH_TRACEPOINT, tp);
-			continue;
-		}
+		p->submit_proto = t->variant;
+		snprintf(h->note, sizeof(h->note), "%s", p->submit_proto == SUBMIT_RANGE ?
+			 "ranges, trimmed to the mapping as the kernel does" :
+			 "one block per event");
 		if (!choose_tp(f, p, HOOK_SUBMIT, tp, p->submit_proto))
 			continue;
 		if (!mech_allowed(p, MECH_TRACEPOINT))
@@ -374,12 +341,9 @@ static void plan_whole_dirty(struct kfacts *f, struct plan *p)
 	const char *fn = hook_target(HOOK_WHOLE_DIRTY, TARGET_FUNC, 0);
 
 	for (int m = MECH_FENTRY; m <= MECH_KPROBE; m++) {
-		if (!mech_allowed(p, m) || !func_usable(f, fn, m, h))
+		if (!mech_allowed(p, m) || !func_usable(f, fn, m, h) ||
+		    !proto_row(f, h, HOOK_WHOLE_DIRTY, m, fn))
 			continue;
-		if (!proto_is(&facts_func(f, fn)->proto, 2, "address_space*", "folio*")) {
-			reject_proto(h, m, fn);
-			continue;
-		}
 		if (choose(h, HOOK_WHOLE_DIRTY, m == MECH_FENTRY ? PROG_FENTRY :
 			   PROG_KPROBE, PROG_ANY_VARIANT, fn))
 			return;
@@ -402,16 +366,14 @@ static void plan_helpers(struct kfacts *f, struct plan *p)
 
 	if (p->hooks[HOOK_WB_BEGIN].chosen && p->hooks[HOOK_WB_BEGIN].mech == MECH_TRACEPOINT &&
 	    p->bitmap != BITMAP_NONE) {
-		if (tp_usable(f, tp, h) &&
-		    proto_is(&facts_tp(f, tp)->proto, 2, "folio*", "address_space*"))
+		if (tp_usable(f, tp, h) && tp_fits(f, HOOK_FOLIO_PTR, tp))
 			choose_tp(f, p, HOOK_FOLIO_PTR, tp, PROG_ANY_VARIANT);
 		else
 			snprintf(h->note, sizeof(h->note), "kernel dirty bitmap not read");
 	}
 	h = &p->hooks[HOOK_INVALIDATE];
 	tp = hook_target(HOOK_INVALIDATE, TARGET_TP, 0);
-	if (tp_usable(f, tp, h) &&
-	    proto_is(&facts_tp(f, tp)->proto, 3, "inode*", "loff_t", "u64"))
+	if (tp_usable(f, tp, h) && tp_fits(f, HOOK_INVALIDATE, tp))
 		choose_tp(f, p, HOOK_INVALIDATE, tp, PROG_ANY_VARIANT);
 	else
 		snprintf(h->note, sizeof(h->note), "records of truncated dirty pages "
@@ -422,7 +384,7 @@ static void plan_helpers(struct kfacts *f, struct plan *p)
 	if (p->submit_proto == SUBMIT_PER_BLOCK) {
 		snprintf(h->note, sizeof(h->note), "verify cannot match bios: the "
 			 "per-block submit tracepoint has no file offset");
-	} else if (tp_usable(f, tp, h) && proto_is(&facts_tp(f, tp)->proto, 1, "bio*")) {
+	} else if (tp_usable(f, tp, h) && tp_fits(f, HOOK_BIO, tp)) {
 		choose_tp(f, p, HOOK_BIO, tp, PROG_ANY_VARIANT);
 		snprintf(h->note, sizeof(h->note), "verify only: write bios matched "
 			 "to submitted blocks by physical address");
@@ -439,8 +401,7 @@ static void plan_unwatched(struct kfacts *f, struct plan *p)
 	struct hook_plan *h = &p->hooks[HOOK_UNWATCHED];
 	const char *tp = hook_target(HOOK_UNWATCHED, TARGET_TP, 0);
 
-	if (tp_usable(f, tp, h) &&
-	    proto_is(&facts_tp(f, tp)->proto, 2, "folio*", "address_space*") &&
+	if (tp_usable(f, tp, h) && tp_fits(f, HOOK_UNWATCHED, tp) &&
 	    choose_tp(f, p, HOOK_UNWATCHED, tp, PROG_ANY_VARIANT)) {
 		snprintf(h->note, sizeof(h->note), "folios dirtied on filesystems not "
 			 "watched (ext4, btrfs, block devices, ...), per filesystem, "

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "iomapdirty.h"
 #include "live/programs.h"
+#include "wb_funcs.h"
 
 const char *const hook_names[NR_HOOKS] = {
 	[HOOK_WRITE] = "write",
@@ -57,11 +58,11 @@ const struct prog_def prog_table[] = {
 	{ HOOK_WHOLE_DIRTY, PROG_FENTRY, ANY, "fentry_dirty_folio" },
 	{ HOOK_WHOLE_DIRTY, PROG_KPROBE, ANY, "kprobe_dirty_folio" },
 
-	/* the folio's (or head page's) argument position in the writeback function */
-	{ HOOK_WB_BEGIN, PROG_FENTRY, 0, "fentry_wb_begin_a0" },	/* iomap_do_writepage */
-	{ HOOK_WB_BEGIN, PROG_FENTRY, 1, "fentry_wb_begin_a1" },	/* iomap_writeback_folio */
-	{ HOOK_WB_BEGIN, PROG_FENTRY, 2, "fentry_wb_begin_a2" },	/* writepage_map 6.9-6.16 */
-	{ HOOK_WB_BEGIN, PROG_FENTRY, 3, "fentry_wb_begin_a3" },	/* writepage_map 6.1-6.6 */
+	/* the writeback functions (wb_funcs.h), by the folio's argument position */
+	{ HOOK_WB_BEGIN, PROG_FENTRY, 0, "fentry_wb_begin_a0" },
+	{ HOOK_WB_BEGIN, PROG_FENTRY, 1, "fentry_wb_begin_a1" },
+	{ HOOK_WB_BEGIN, PROG_FENTRY, 2, "fentry_wb_begin_a2" },
+	{ HOOK_WB_BEGIN, PROG_FENTRY, 3, "fentry_wb_begin_a3" },
 	{ HOOK_WB_BEGIN, PROG_KPROBE, 0, "kprobe_wb_begin" },
 	{ HOOK_WB_BEGIN, PROG_KPROBE, 1, "kprobe_wb_begin" },
 	{ HOOK_WB_BEGIN, PROG_KPROBE, 2, "kprobe_wb_begin" },
@@ -97,58 +98,132 @@ const struct prog_def prog_table[] = {
 
 const unsigned int prog_table_len = sizeof(prog_table) / sizeof(prog_table[0]);
 
+/* A prototype: exactly n arguments, of these types (NULL: not read) */
+#define ARGS(n, ...)	{ n, { __VA_ARGS__ } }
+/* A writeback function: its variant is its folio's argument position */
+#define WB_BEGIN_ROW(func, arg, type)					\
+	{ HOOK_WB_BEGIN, TARGET_FUNC, #func, arg, { PROTO_AT_LEAST, { [arg] = type } } },
+
 /*
- * The kernel symbols, per hook in order of preference (notes/kernels.md
- * says which kernels have which). Rows of different hooks interleave so
- * that the facts' lists keep their order (facts files, probes --json).
+ * The kernel symbols, per hook in order of preference, and the prototypes
+ * of each the programs can read (notes/kernels.md says which kernels have
+ * which). Rows of different hooks interleave so that the facts' lists
+ * keep their order (facts files, probes --json).
  */
 const struct hook_target hook_targets[] = {
-	{ HOOK_WRITE, TARGET_FUNC, "iomap_write_end", false },
-	{ HOOK_WRITE, TARGET_TP, "xfs_file_buffered_write", false },	/* XFS only */
-	{ HOOK_WHOLE_DIRTY, TARGET_FUNC, "iomap_dirty_folio", false },
-	{ HOOK_FOLIO_PTR, TARGET_TP, "writeback_dirty_folio", false },
-	/* the newest writeback function first: 6.17+, then 6.6-6.16, then 6.1-6.5 */
-	{ HOOK_WB_BEGIN, TARGET_FUNC, "iomap_writeback_folio", false },
-	{ HOOK_WB_BEGIN, TARGET_TP, "iomap_writeback_folio", false },
-	{ HOOK_WB_BEGIN, TARGET_FUNC, "iomap_writepage_map", false },
-	{ HOOK_WB_BEGIN, TARGET_TP, "iomap_writepage", false },
-	{ HOOK_WB_BEGIN, TARGET_FUNC, "iomap_do_writepage", false },
-	{ HOOK_SUBMIT, TARGET_TP, "iomap_add_to_ioend", false },	/* 6.17+ */
+	/* 6.1-6.15: (iter, pos, len, copied, folio); 6.16+: (iter, len, copied, folio) */
+	{ HOOK_WRITE, TARGET_FUNC, "iomap_write_end", WRITE_END_POS,
+	  ARGS(5, "iomap_iter*", "loff_t", NULL, "size_t", "folio*") },
+	{ HOOK_WRITE, TARGET_FUNC, "iomap_write_end", WRITE_END_ITER,
+	  ARGS(4, "iomap_iter*", NULL, "size_t", "folio*") },
+	/* XFS only */
+	{ HOOK_WRITE, TARGET_TP, "xfs_file_buffered_write", ANY,
+	  ARGS(2, "kiocb*", "iov_iter*") },
+	{ HOOK_WHOLE_DIRTY, TARGET_FUNC, "iomap_dirty_folio", ANY,
+	  ARGS(2, "address_space*", "folio*") },
+	{ HOOK_FOLIO_PTR, TARGET_TP, "writeback_dirty_folio", ANY,
+	  ARGS(2, "folio*", "address_space*") },
+	/*
+	 * The writeback functions, newest first (wb_funcs.h: one fentry program
+	 * per row, its section naming the row's function), then the
+	 * tracepoints: 6.17+, then 6.1-6.16.
+	 */
+	WB_BEGIN_FUNCS(WB_BEGIN_ROW)
+	{ HOOK_WB_BEGIN, TARGET_TP, "iomap_writeback_folio", ANY,
+	  ARGS(3, "inode*", "loff_t", "u64") },
+	{ HOOK_WB_BEGIN, TARGET_TP, "iomap_writepage", ANY,
+	  ARGS(3, "inode*", "loff_t", "u64") },
+	/* 6.17+: ranges */
+	{ HOOK_SUBMIT, TARGET_TP, "iomap_add_to_ioend", SUBMIT_RANGE,
+	  ARGS(4, "inode*", "u64", "unsigned_int", "iomap*") },
 	/* its prototype differs between kernels and it is often inlined */
-	{ HOOK_SUBMIT, TARGET_FUNC, "iomap_add_to_ioend", true },
-	{ HOOK_SUBMIT, TARGET_TP, "iomap_writepage_map", false },	/* 6.1-6.16 */
-	{ HOOK_INVALIDATE, TARGET_TP, "iomap_invalidate_folio", false },
-	{ HOOK_BIO, TARGET_TP, "block_bio_queue", false },
-	{ HOOK_UNWATCHED, TARGET_TP, "writeback_dirty_folio", false },
+	{ HOOK_SUBMIT, TARGET_FUNC, "iomap_add_to_ioend", TARGET_FACT_ONLY, ARGS(0) },
+	/* 6.9-6.16: ranges; 6.1-6.8: one block per event */
+	{ HOOK_SUBMIT, TARGET_TP, "iomap_writepage_map", SUBMIT_RANGE,
+	  ARGS(4, "inode*", "u64", "unsigned_int", "iomap*") },
+	{ HOOK_SUBMIT, TARGET_TP, "iomap_writepage_map", SUBMIT_PER_BLOCK,
+	  ARGS(2, "inode*", "iomap*") },
+	{ HOOK_INVALIDATE, TARGET_TP, "iomap_invalidate_folio", ANY,
+	  ARGS(3, "inode*", "loff_t", "u64") },
+	{ HOOK_BIO, TARGET_TP, "block_bio_queue", ANY, ARGS(1, "bio*") },
+	{ HOOK_UNWATCHED, TARGET_TP, "writeback_dirty_folio", ANY,
+	  ARGS(2, "folio*", "address_space*") },
 };
 
 const unsigned int hook_targets_len = sizeof(hook_targets) / sizeof(hook_targets[0]);
+
+/* Row r's symbol and kind (and hook, if same_hook) in an earlier row */
+static bool seen_before(unsigned int r, bool same_hook)
+{
+	const struct hook_target *t = &hook_targets[r];
+
+	for (unsigned int q = 0; q < r; q++)
+		if (hook_targets[q].kind == t->kind && !strcmp(hook_targets[q].symbol, t->symbol) &&
+		    (!same_hook || hook_targets[q].hook == t->hook))
+			return true;
+	return false;
+}
 
 const char *hook_target(enum hook hook, enum target_kind kind, unsigned int i)
 {
 	for (unsigned int r = 0; r < hook_targets_len; r++) {
 		const struct hook_target *t = &hook_targets[r];
 
-		if (t->hook == hook && t->kind == kind && !t->fact_only && i-- == 0)
+		if (t->hook == hook && t->kind == kind && t->variant != TARGET_FACT_ONLY &&
+		    !seen_before(r, true) && i-- == 0)
 			return t->symbol;
 	}
 	return NULL;
 }
 
-static bool seen_before(unsigned int r)
-{
-	for (unsigned int q = 0; q < r; q++)
-		if (hook_targets[q].kind == hook_targets[r].kind &&
-		    !strcmp(hook_targets[q].symbol, hook_targets[r].symbol))
-			return true;
-	return false;
-}
-
 const char *target_symbol(enum target_kind kind, unsigned int i)
 {
 	for (unsigned int r = 0; r < hook_targets_len; r++)
-		if (hook_targets[r].kind == kind && !seen_before(r) && i-- == 0)
+		if (hook_targets[r].kind == kind && !seen_before(r, false) && i-- == 0)
 			return hook_targets[r].symbol;
+	return NULL;
+}
+
+/* want: one type label, or several separated by '|' */
+static bool label_is(const char *have, const char *want)
+{
+	size_t n = strlen(have);
+
+	while (n && want) {
+		if (!strncmp(want, have, n) && (want[n] == '\0' || want[n] == '|'))
+			return true;
+		want = strchr(want, '|');
+		want = want ? want + 1 : NULL;
+	}
+	return false;
+}
+
+bool target_proto_fits(const struct target_proto *want, const struct proto_fact *have)
+{
+	int named = 0;
+
+	for (int i = 0; i < FACT_MAX_ARGS; i++)
+		if (want->args[i])
+			named = i + 1;
+	if (!have->in_btf || (want->nr_args == PROTO_AT_LEAST ? have->nr_args < named :
+			      have->nr_args != want->nr_args))
+		return false;
+	for (int i = 0; i < named; i++)
+		if (want->args[i] && !label_is(have->args[i], want->args[i]))
+			return false;
+	return true;
+}
+
+const struct hook_target *target_fit(enum hook hook, enum target_kind kind,
+				     const char *symbol, const struct proto_fact *have)
+{
+	for (unsigned int r = 0; r < hook_targets_len; r++) {
+		const struct hook_target *t = &hook_targets[r];
+
+		if (t->hook == hook && t->kind == kind && t->variant != TARGET_FACT_ONLY &&
+		    !strcmp(t->symbol, symbol) && target_proto_fits(&t->proto, have))
+			return t;
+	}
 	return NULL;
 }
 

@@ -69,15 +69,34 @@ extern const char *const prog_kind_names[NR_PROG_KINDS];
  * tracepoint. One table (programs.c) names every symbol the tool looks
  * for: facts gathers exactly these (facts_init) and the planner takes
  * them from here, in the table's order of preference per hook and kind.
+ * A row is one prototype of its symbol: what the hook's programs read of
+ * the arguments, each as BTF types it (facts.c's labels: "folio*",
+ * "loff_t"). A symbol whose prototype changed between kernels has a row
+ * per prototype, and the row that fits this kernel's BTF gives the
+ * program's variant: a new kernel signature is a new row.
  */
 enum target_kind { TARGET_FUNC, TARGET_TP };
+
+/* nr_args: at least the arguments named, maybe more (fentry reading one) */
+#define PROTO_AT_LEAST	(-1)
+
+struct target_proto {
+	int nr_args;		/* exactly this many, or PROTO_AT_LEAST */
+	/* each argument's type label; NULL: not read; "a|b": either */
+	const char *args[FACT_MAX_ARGS];
+};
 
 struct hook_target {
 	enum hook hook;
 	enum target_kind kind;
 	const char *symbol;
-	bool fact_only;		/* gathered and reported, never attached */
+	/* prog_def.variant of the programs this fits; TARGET_FACT_ONLY */
+	int variant;
+	struct target_proto proto;
 };
+
+/* A row's variant: gathered and reported, never attached */
+#define TARGET_FACT_ONLY	(-2)
 
 extern const struct hook_target hook_targets[];
 extern const unsigned int hook_targets_len;
@@ -85,6 +104,11 @@ extern const unsigned int hook_targets_len;
 const char *hook_target(enum hook hook, enum target_kind kind, unsigned int i);
 /* The i-th distinct symbol of kind in the table, for facts; NULL after the last. */
 const char *target_symbol(enum target_kind kind, unsigned int i);
+/* Whether a prototype read from BTF is the one a row describes. */
+bool target_proto_fits(const struct target_proto *want, const struct proto_fact *have);
+/* The first row of hook, kind and symbol that prototype fits; NULL if none. */
+const struct hook_target *target_fit(enum hook hook, enum target_kind kind,
+				     const char *symbol, const struct proto_fact *have);
 
 /* The row for hook, kind and variant; NULL if no program serves it. */
 const struct prog_def *prog_find(enum hook hook, enum prog_kind kind, int variant);
