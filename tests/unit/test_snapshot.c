@@ -4,6 +4,7 @@
 #include "output/json.h"
 #include "live/plan.h"
 #include "output/report.h"
+#include "model/ratios.h"
 #include "model/snapshot.h"
 #include "unit.h"
 

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <string.h>
 #include "model/accounting.h"
+#include "model/ratios.h"
 #include "buckets.h"
 #include "host/fsinfo.h"
 #include "output/json.h"
@@ -15,12 +16,6 @@
 
 #undef HIST_NAME
 #undef HIST_UNIT
-
-/* Submitted blocks of folios whose dirtying was seen. */
-uint64_t stats_amplified_blocks(const struct wa_stats *s)
-{
-	return s->submitted_blocks - s->unseen_submitted_blocks;
-}
 
 /* ------------------------------------------------------------- output */
 
@@ -41,14 +36,6 @@ int report_flush(FILE *out)
 
 /* ------------------------------------------------------------- text */
 
-
-static void ratio_text(char *buf, size_t len, uint64_t num, uint64_t den)
-{
-	if (!den)
-		snprintf(buf, len, "n/a");
-	else
-		snprintf(buf, len, "%.2fx", (double)num / (double)den);
-}
 
 static int used_range(const uint64_t *counts, int *first, int *last)
 {
@@ -132,9 +119,9 @@ static void stats_text(FILE *out, const struct wa_stats *s, const struct plan *p
 	char br[16] = "n/a", fa[16] = "n/a", b[6][24];
 
 	if (MEASURED(p, app_dirty_bytes))
-		ratio_text(br, sizeof(br), s->app_dirty_bytes, s->app_bytes);
+		ratio_text(stats_block_rounding(s), br, sizeof(br));
 	if (MEASURED(p, dirty_blocks))
-		ratio_text(fa, sizeof(fa), stats_amplified_blocks(s), s->dirty_blocks);
+		ratio_text(stats_folio_amplification(s), fa, sizeof(fa));
 	fprintf(out, "  written      %llu B in %llu write calls\n",
 		ULL(s->app_bytes), ULL(s->write_calls));
 	/* what the JSON calls null is "n/a" here, never a 0 not measured */
@@ -349,12 +336,12 @@ void stats_write_json(struct json *j, const struct wa_stats *s, const struct pla
 	}
 	json_key(j, "block_rounding");
 	if (MEASURED(p, app_dirty_bytes))
-		json_ratio(j, s->app_dirty_bytes, s->app_bytes);
+		json_ratio(j, stats_block_rounding(s));
 	else
 		json_null(j);
 	json_key(j, "folio_amplification");
 	if (MEASURED(p, dirty_blocks))
-		json_ratio(j, stats_amplified_blocks(s), s->dirty_blocks);
+		json_ratio(j, stats_folio_amplification(s));
 	else
 		json_null(j);
 	json_object_end(j);

@@ -1,11 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Rendering of snapshots, in text and in JSON (schema "iomapdirty/1",
- * docs/json-schema.md). The two derived figures are computed here and
- * only here:
- *   block_rounding      = app_dirty_bytes / app_bytes
- *   folio_amplification = (submitted_blocks - unseen_submitted_blocks)
- *                         / dirty_blocks
+ * docs/json-schema.md). The derived figures (block_rounding,
+ * folio_amplification) are model/ratios.h's.
  */
 #ifndef IOMAPDIRTY_REPORT_H
 #define IOMAPDIRTY_REPORT_H
@@ -46,8 +43,6 @@ struct report_ctx {
 	const struct run_writeback *run;	/* run only, else NULL */
 };
 
-
-uint64_t stats_amplified_blocks(const struct wa_stats *s);
 
 /*
  * Flushes out; -1 when it (or an earlier write) failed, the reason said on
