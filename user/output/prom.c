@@ -8,6 +8,7 @@
 #include <time.h>
 #include "lib/clock.h"
 #include "buckets.h"
+#include "live/plan_measures.h"
 #include "output/prom.h"
 #include "output/safetext.h"
 #include "output/prom_files.h"
@@ -157,7 +158,7 @@ void prom_family(struct textbuf *tb, const char *name, const char *type, const c
  * GAUGE field the gauge "<field>"; fields JSON never shows are not
  * exported, and one JSON writes as null where the plan does not measure
  * it (its json column, or its level column at the plan's accounting level:
- * wa_field_measured()) is left out (rather than exported as 0). What only
+ * measures_field(), model/measured.h) is left out (rather than exported as 0). What only
  * lives here: the HELP text.
  */
 /* Each field's index in wa_stats_fields[] (snapshot.h): the same list. */
@@ -197,12 +198,14 @@ static char **fs_labels(const struct snapshot *s, const struct prom_ctx *c)
 static void render_fs(struct textbuf *tb, const struct snapshot *s,
 		      const struct prom_ctx *c, char **labels)
 {
+	const struct measures ms = plan_measures(c->plan);
+
 	for (int m = 0; m < NR_PROM_FIELDS; m++) {
 		const struct wa_field *fm = &wa_stats_fields[m];
 		bool counter = fm->merge == WA_SUM;
 		char name[64];
 
-		if (!wa_field_measured(fm, c->plan))
+		if (!measures_field(&ms, fm))
 			continue;
 		snprintf(name, sizeof(name), "%s%s", fm->name, counter ? "_total" : "");
 		prom_family(tb, name, counter ? "counter" : "gauge",
@@ -266,6 +269,7 @@ static bool hist_sum(enum hist_id h, const struct wa_stats *t, uint64_t *sum)
 
 static void render_hists(struct textbuf *tb, const struct snapshot *s, const struct plan *p)
 {
+	const struct measures m = plan_measures(p);
 	struct wa_stats t;
 	char name[64], le[32];
 
@@ -273,7 +277,7 @@ static void render_hists(struct textbuf *tb, const struct snapshot *s, const str
 	for (int h = 0; h < NR_HISTS; h++) {
 		uint64_t cum = 0, sum;
 
-		if (!hist_measured(h, p))
+		if (!measures_hist(&m, h))
 			continue;	/* absent, not every folio in the 0 bucket */
 		hist_metric_name(h, name, sizeof(name));
 		prom_family(tb, name, "histogram", hist_help[h]);
@@ -287,7 +291,7 @@ static void render_hists(struct textbuf *tb, const struct snapshot *s, const str
 			textbuf_printf(tb, NS "%s_sum %" PRIu64 "\n", name, sum);
 		textbuf_printf(tb, NS "%s_count %" PRIu64 "\n", name, cum);
 	}
-	if (!hist_measured(HIST_AMPLIFICATION, p))
+	if (!measures_hist(&m, HIST_AMPLIFICATION))
 		return;
 	prom_family(tb, "folio_amplification_below_one_total", "counter",
 	       "Folios that submitted fewer blocks than were dirty (amplification bucket [0, 1))");

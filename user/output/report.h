@@ -49,8 +49,6 @@ struct report_ctx {
  * stderr once (ENOSPC, EPIPE when SIGPIPE is ignored): the caller stops.
  */
 int report_flush(FILE *out);
-/* Whether p has the kernel's bitmap. */
-bool report_measures_bitmap(const struct plan *p);
 void report_header_text(FILE *out, const struct report_ctx *rc);
 void report_text(FILE *out, const char *title, const struct snapshot *d,
 		 const struct report_ctx *rc);
@@ -59,17 +57,11 @@ void writer_json(struct json *j, const struct writer_info *wi);
 void report_json(FILE *out, const char *type, int interval, const struct snapshot *d,
 		 const struct report_ctx *rc);
 
-/* Whether the plan (NULL: any) measures histogram h (else null, n/a, no metric). */
-bool hist_measured(enum hist_id h, const struct plan *p);
 /*
  * What the plan (NULL: any) cannot measure (no dirty bitmap, no
  * whole-folio hook) is written as null instead of a 0.
  */
 void stats_write_json(struct json *j, const struct wa_stats *s, const struct plan *p);
-/* Whether a statistic is measured by the plan (NULL: any) at its
- * accounting level: false means null in JSON, n/a in text, no metric. */
-bool wa_field_measured(const struct wa_field *f, const struct plan *p);
-bool plan_tells_preattach(const struct plan *p);
 /* "losses": { counter: n, ... } for every loss counter. */
 void report_losses_json(struct json *j, const struct snapshot *d);
 
