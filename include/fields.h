@@ -222,24 +222,32 @@ enum wa_field_merge { WA_STATS_FIELDS(WA_MERGE_ENUM) };
 	X(folios_dirtied,	"folios")				\
 	X(bytes_dirtied,	"bytes")
 
-/* Histograms, X(id, name, unit), log2 buckets (buckets.h). */
 /*
- * One row per histogram: id, name, unit, and the exporter's HELP text
- * (user/model/histograms.c makes every table that names them from it).
+ * Histograms, log2 buckets (include/buckets.h), one row each:
+ *   X(id, name, unit, sum, help)
+ * sum    the statistic of WA_STATS_FIELDS the histogram's values add up
+ *        to over the same folios, SUM_OF(field) (the exposition's _sum),
+ *        or NO_SUM
+ * help   the exporter's HELP text
+ * user/model/histograms.c makes every table that names them from it.
  */
 #define HISTOGRAMS(X)							\
 	X(HIST_DIRTY_BLOCKS,	"dirty_blocks_per_folio",	"blocks",	\
+	  SUM_OF(dirty_blocks),						\
 	  "Dirty blocks per folio at writeback (log2 buckets, include/buckets.h); " \
 	  "_sum is dirty_blocks_total summed over filesystems")		\
 	X(HIST_SUBMITTED_BLOCKS, "submitted_blocks_per_folio",	"blocks",	\
+	  SUM_OF(submitted_blocks),					\
 	  "Blocks submitted per folio (log2 buckets); _sum is "		\
 	  "submitted_blocks_total summed over filesystems")		\
 	X(HIST_AMPLIFICATION,	"folio_amplification",		"ratio",	\
+	  NO_SUM,							\
 	  "Submitted over dirty blocks per folio with dirty blocks (le=1 " \
 	  "includes ratios below 1, see folio_amplification_below_one_total). No _sum: " \
 	  "the kernel keeps per-folio ratios only as bucket counts; the aggregate ratio " \
 	  "is the recording rule iomapdirty:folio_amplification:ratio_rate5m") \
 	X(HIST_FOLIO_BYTES,	"folio_bytes",			"bytes",	\
+	  SUM_OF(folio_bytes),						\
 	  "Size of each folio written back (log2 buckets); _sum is "	\
 	  "folio_bytes_total summed over filesystems")
 

@@ -251,22 +251,6 @@ static bool bucket_le(enum hist_id h, unsigned int k, char *buf, size_t len)
 	return true;
 }
 
-/*
- * _sum of the count histograms, from the per-filesystem totals: the same
- * folios, the same values. Sums and buckets are folded together
- * (struct fs_stats) and read between folds, so _sum and _count always
- * describe the same folios.
- */
-static bool hist_sum(enum hist_id h, const struct wa_stats *t, uint64_t *sum)
-{
-	switch (h) {
-	case HIST_DIRTY_BLOCKS: *sum = t->dirty_blocks; return true;
-	case HIST_SUBMITTED_BLOCKS: *sum = t->submitted_blocks; return true;
-	case HIST_FOLIO_BYTES: *sum = t->folio_bytes; return true;
-	default: return false;
-	}
-}
-
 static void render_hists(struct textbuf *tb, const struct snapshot *s, const struct plan *p)
 {
 	const struct measures m = plan_measures(p);
@@ -287,6 +271,8 @@ static void render_hists(struct textbuf *tb, const struct snapshot *s, const str
 				textbuf_printf(tb, NS "%s_bucket{le=\"%s\"} %" PRIu64 "\n",
 					       name, le, cum);
 		}
+		/* the totals and the buckets are folded together (struct
+		 * fs_stats) and read between folds: the same folios */
 		if (hist_sum(h, &t, &sum))
 			textbuf_printf(tb, NS "%s_sum %" PRIu64 "\n", name, sum);
 		textbuf_printf(tb, NS "%s_count %" PRIu64 "\n", name, cum);
