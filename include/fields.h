@@ -169,6 +169,10 @@ enum wa_field_merge { WA_STATS_FIELDS(WA_MERGE_ENUM) };
 	 * bpf/cgroup_sums.bpf.h): made, and evicted (user space) */	\
 	X(CNT_CGROUP_ENTRIES,		"cgroup_entries_created")	\
 	X(CNT_CGROUPS_EVICTED,		"cgroup_entries_evicted")	\
+	/* entries made in file_writers (bpf/writers.bpf.h, LRU): a	\
+	 * file's first write since attach, or since its entry was	\
+	 * evicted (made minus the map's entries: those evicted) */	\
+	X(CNT_WRITER_ENTRIES,		"writer_entries_created")	\
 	/* verify --simulate-unseen-bios: write bios ignored (a test) */	\
 	X(CNT_SIMULATED_BIOS,		"simulated_unseen_bios")	\
 	/* folios going clean -> dirty on filesystems not watched */	\
