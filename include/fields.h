@@ -4,9 +4,11 @@
  * statistics of struct wa_stats, the global counters, the histograms.
  * Everything else is generated from them: the struct and the enums
  * (iomapdirty.h), the BPF fold and merge (bpf/sums.bpf.c), the names user
- * space prints, the interval arithmetic (user/model/snapshot.c) and the JSON
- * writer (user/output/report.c). Adding a quantity is one line here, plus the
- * code that measures it.
+ * space prints, the interval arithmetic (user/model/snapshot.c), what is
+ * measured (user/model/measured.c), the histograms' tables and sums
+ * (user/model/histograms.c), the JSON writer (user/output/report.c) and the
+ * exposition (user/output/prom.c). Adding a quantity is one line here, plus
+ * the code that measures it.
  */
 #ifndef IOMAPDIRTY_FIELDS_H
 #define IOMAPDIRTY_FIELDS_H
