@@ -155,11 +155,11 @@ void prom_family(struct textbuf *tb, const char *name, const char *type, const c
 /*
  * The per-filesystem metrics come from include/fields.h's list of
  * struct wa_stats: a SUM field is the counter "<field>_total", a MAX or
- * GAUGE field the gauge "<field>"; fields JSON never shows are not
- * exported, and one JSON writes as null where the plan does not measure
- * it (its json column, or its level column at the plan's accounting level:
- * measures_field(), model/measured.h) is left out (rather than exported as 0). What only
- * lives here: the HELP text.
+ * GAUGE field the gauge "<field>", its HELP text the row's; fields JSON
+ * never shows are not exported, and one JSON writes as null where the plan
+ * does not measure it (its json column, or its level column at the plan's
+ * accounting level: measures_field(), model/measured.h) is left out
+ * (rather than exported as 0).
  */
 /* Each field's index in wa_stats_fields[] (snapshot.h): the same list. */
 #define FIELD_ID(name, unit, merge, json, level, help)	PF_##name,
