@@ -49,6 +49,7 @@ static __always_inline void writer_note(__u32 dev, __u64 ino)
 	struct writer_last *last;
 	struct file_writer *fw;
 	__u32 zero = 0;
+	bool is_new;
 
 	last = bpf_map_lookup_elem(&writer_last, &zero);
 	if (last && last->ino == ino && last->dev == dev && last->cgroup_id == cg)
@@ -56,7 +57,8 @@ static __always_inline void writer_note(__u32 dev, __u64 ino)
 	fw = bpf_map_lookup_elem(&file_writers, &key);
 	if (!fw) {
 		bpf_get_current_comm(init.comm, sizeof(init.comm));
-		fw = map_try_insert(&file_writers, &key, &init, CNT_WRITER_MAP_FULL);
+		fw = map_insert_new(&file_writers, &key, &init, CNT_WRITER_MAP_FULL,
+				    CNT_WRITER_ENTRIES, &is_new);
 		if (!fw)
 			return;
 	}

@@ -4,9 +4,11 @@
  * statistics of struct wa_stats, the global counters, the histograms.
  * Everything else is generated from them: the struct and the enums
  * (iomapdirty.h), the BPF fold and merge (bpf/sums.bpf.c), the names user
- * space prints, the interval arithmetic (user/model/snapshot.c) and the JSON
- * writer (user/output/report.c). Adding a quantity is one line here, plus the
- * code that measures it.
+ * space prints, the interval arithmetic (user/model/snapshot.c), what is
+ * measured (user/model/measured.c), the histograms' tables and sums
+ * (user/model/histograms.c), the JSON writer (user/output/report.c) and the
+ * exposition (user/output/prom.c). Adding a quantity is one line here, plus
+ * the code that measures it.
  */
 #ifndef IOMAPDIRTY_FIELDS_H
 #define IOMAPDIRTY_FIELDS_H
@@ -169,6 +171,10 @@ enum wa_field_merge { WA_STATS_FIELDS(WA_MERGE_ENUM) };
 	 * bpf/cgroup_sums.bpf.h): made, and evicted (user space) */	\
 	X(CNT_CGROUP_ENTRIES,		"cgroup_entries_created")	\
 	X(CNT_CGROUPS_EVICTED,		"cgroup_entries_evicted")	\
+	/* entries made in file_writers (bpf/writers.bpf.h, LRU): a	\
+	 * file's first write since attach, or since its entry was	\
+	 * evicted (made minus the map's entries: those evicted) */	\
+	X(CNT_WRITER_ENTRIES,		"writer_entries_created")	\
 	/* verify --simulate-unseen-bios: write bios ignored (a test) */	\
 	X(CNT_SIMULATED_BIOS,		"simulated_unseen_bios")	\
 	/* folios going clean -> dirty on filesystems not watched */	\
@@ -222,24 +228,32 @@ enum wa_field_merge { WA_STATS_FIELDS(WA_MERGE_ENUM) };
 	X(folios_dirtied,	"folios")				\
 	X(bytes_dirtied,	"bytes")
 
-/* Histograms, X(id, name, unit), log2 buckets (buckets.h). */
 /*
- * One row per histogram: id, name, unit, and the exporter's HELP text
- * (user/model/histograms.c makes every table that names them from it).
+ * Histograms, log2 buckets (include/buckets.h), one row each:
+ *   X(id, name, unit, sum, help)
+ * sum    the statistic of WA_STATS_FIELDS the histogram's values add up
+ *        to over the same folios, SUM_OF(field) (the exposition's _sum),
+ *        or NO_SUM
+ * help   the exporter's HELP text
+ * user/model/histograms.c makes every table that names them from it.
  */
 #define HISTOGRAMS(X)							\
 	X(HIST_DIRTY_BLOCKS,	"dirty_blocks_per_folio",	"blocks",	\
+	  SUM_OF(dirty_blocks),						\
 	  "Dirty blocks per folio at writeback (log2 buckets, include/buckets.h); " \
 	  "_sum is dirty_blocks_total summed over filesystems")		\
 	X(HIST_SUBMITTED_BLOCKS, "submitted_blocks_per_folio",	"blocks",	\
+	  SUM_OF(submitted_blocks),					\
 	  "Blocks submitted per folio (log2 buckets); _sum is "		\
 	  "submitted_blocks_total summed over filesystems")		\
 	X(HIST_AMPLIFICATION,	"folio_amplification",		"ratio",	\
+	  NO_SUM,							\
 	  "Submitted over dirty blocks per folio with dirty blocks (le=1 " \
 	  "includes ratios below 1, see folio_amplification_below_one_total). No _sum: " \
 	  "the kernel keeps per-folio ratios only as bucket counts; the aggregate ratio " \
 	  "is the recording rule iomapdirty:folio_amplification:ratio_rate5m") \
 	X(HIST_FOLIO_BYTES,	"folio_bytes",			"bytes",	\
+	  SUM_OF(folio_bytes),						\
 	  "Size of each folio written back (log2 buckets); _sum is "	\
 	  "folio_bytes_total summed over filesystems")
 

@@ -187,7 +187,7 @@ struct wa_stats {
 
 /* Histograms: log2 buckets (see buckets.h), one row of buckets each. */
 enum hist_id {
-#define HIST_ENUM(id, name, unit, help)	id,
+#define HIST_ENUM(id, name, unit, sum, help)	id,
 	HISTOGRAMS(HIST_ENUM)
 #undef HIST_ENUM
 	NR_HISTS,

@@ -32,16 +32,18 @@ map_entries() {
 mnt=$(xfsloop_make 1024 1024) || { fail limits.fixture "xfsloop_make failed"; cli_finish; exit; }
 
 # --- more files than the maps hold --------------------------------------
-nfiles_map=none npaths_map=none
+nfiles_map=none npaths_map=none nwriters_map=none
 if start_tool "$work/sizes.json" "$work/sizes.err" hist --json --mount "$mnt" -i 60; then
 	nfiles_map=$(map_entries "$TOOL_PID" files)
 	npaths_map=$(map_entries "$TOOL_PID" paths)
+	nwriters_map=$(map_entries "$TOOL_PID" file_writers)
 	stop_tool INT
 else
 	fail limits.sizes.ready "$(tail -2 "$work/sizes.err")"
 fi
 check_match limits.files_map_size '^[0-9]+$' "$nfiles_map"
 check_match limits.paths_map_size '^[0-9]+$' "$npaths_map"
+check_match limits.writers_map_size '^[0-9]+$' "$nwriters_map"
 [[ $nfiles_map =~ ^[0-9]+$ && $npaths_map =~ ^[0-9]+$ ]] || { cli_finish; exit; }
 # 2000 files more than the maps hold: the first of them are surely evicted
 # (LRU, approximate), and f000000..f000009 are written again after that
@@ -68,6 +70,14 @@ check limits.many.files_evicted "$((n + again - live))" \
 	"$(jq .events.file_entries_evicted "$sum")"
 check limits.many.file_entries_created "$((n + again))" \
 	"$(jq .events.file_entries_created "$sum")"
+# each file's writer noted once, f000000.. once more: the oldest entries,
+# evicted by the 1000 or more files past file_writers' size
+if [[ $nwriters_map =~ ^[0-9]+$ ]] && ((n >= nwriters_map + 1000)); then
+	check limits.many.writer_entries_created "$((n + again))" \
+		"$(jq .events.writer_entries_created "$sum")"
+else
+	fail limits.many.writer_entries_created "file_writers holds $nwriters_map, only $n files"
+fi
 # the files written again: listed with the second write only, marked partial
 f0=$(jq -c --arg p "$mnt/many/f000000" '[.files[] | select(.path == $p)] | .[0] |
 	[.partial, .stats.app_bytes]' "$sum")

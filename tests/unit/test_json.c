@@ -37,9 +37,9 @@ static void doc_nested(struct json *j)
 static void doc_ratios(struct json *j)
 {
 	json_array_begin(j);
-	json_ratio(j, 57344, 5100);
-	json_ratio(j, 1, 0);
-	json_ratio(j, 56, 56);
+	json_ratio(j, (struct ratio){ 57344, 5100 });
+	json_ratio(j, (struct ratio){ 1, 0 });
+	json_ratio(j, (struct ratio){ 56, 56 });
 	json_array_end(j);
 }
 

@@ -4,6 +4,8 @@
 #include "output/json.h"
 #include "live/plan.h"
 #include "output/report.h"
+#include "model/measured.h"
+#include "model/ratios.h"
 #include "model/snapshot.h"
 #include "unit.h"
 
@@ -258,6 +260,24 @@ int main(void)
 	s.dirty_blocks = 56;
 	CHECK_U64(stats_amplified_blocks(&s), 56,
 		  "folios dirtied before attach are kept out of amplification");
+	/* ratios compared exactly: 1/3 == 2/6, 1/3 < 34/100; none below any */
+	CHECK(!ratio_cmp((struct ratio){ 1, 3 }, (struct ratio){ 2, 6 }),
+	      "model.ratio_cmp.equal_terms_scaled");
+	CHECK(ratio_cmp((struct ratio){ 1, 3 }, (struct ratio){ 34, 100 }) < 0,
+	      "model.ratio_cmp.exact_not_rounded");
+	CHECK(ratio_cmp((struct ratio){ 5, 0 }, (struct ratio){ 0, 1 }) < 0,
+	      "model.ratio_cmp.no_value_sorts_first");
+	{
+		/* always-on, no dirty bitmap: no dirty blocks, so no such histogram */
+		const struct measures aon = { .accounting = ACCOUNTING_ALWAYS_ON };
+
+		CHECK(MEASURES(&aon, app_bytes), "model.measures.aon_app_bytes");
+		CHECK(!MEASURES(&aon, dirty_blocks), "model.measures.aon_no_bitmap_dirty");
+		CHECK(!measures_hist(&aon, HIST_DIRTY_BLOCKS), "model.measures.aon_no_dirty_hist");
+		CHECK(MEASURES(&measures_any, kernel_dirty_blocks) &&
+		      measures_hist(&measures_any, HIST_AMPLIFICATION),
+		      "model.measures.no_plan_all_measured");
+	}
 	{
 		int unnamed = 0;
 

@@ -8,6 +8,7 @@
  */
 #include <stdlib.h>
 #include "output/report.h"
+#include "model/ratios.h"
 #include "output/top_view.h"
 #include "unit.h"
 
@@ -202,9 +203,9 @@ static void test_bytes(void)
 	CHECK_STR(buf, "1700", "exact bytes 1700");
 	top_fmt_bytes(UINT64_MAX, false, buf, sizeof(buf));
 	CHECK_STR(buf, "18446744073709551615", "exact bytes u64 max");
-	top_fmt_ratio(1024, 100, buf, sizeof(buf));
+	ratio_text((struct ratio){ 1024, 100 }, buf, sizeof(buf));
 	CHECK_STR(buf, "10.24x", "ratio 1024/100");
-	top_fmt_ratio(5, 0, buf, sizeof(buf));
+	ratio_text((struct ratio){ 5, 0 }, buf, sizeof(buf));
 	CHECK_STR(buf, "n/a", "ratio with zero denominator");
 }
 

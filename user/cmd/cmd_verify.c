@@ -23,6 +23,7 @@
 #include "cmd/commands.h"
 #include "live/engine.h"
 #include "lib/exitcodes.h"
+#include "live/plan_measures.h"
 #include "output/report.h"
 
 #define MAX_OFFENDERS	1024
@@ -189,7 +190,7 @@ static void decide(const struct session *s, const struct wa_stats *t,
 	uint64_t checked = t->submitted_blocks - t->unchecked_blocks;
 
 	v->why[0] = 0;
-	v->tells_preattach = plan_tells_preattach(p);
+	v->tells_preattach = plan_measures(p).preattach;
 	v->checked_blocks = checked - t->preattach_checked_blocks;
 	if (p->bitmap == BITMAP_NONE) {
 		v->verdict = VERDICT_FAIL;

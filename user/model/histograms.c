@@ -5,12 +5,26 @@
 #include "fields.h"
 #include "model/histograms.h"
 
-#define HIST_NAME(id, name, unit, help)	[id] = name,
-#define HIST_UNIT(id, name, unit, help)	[id] = unit,
-#define HIST_HELP(id, name, unit, help)	[id] = help,
+#define HIST_NAME(id, name, unit, sum, help)	[id] = name,
+#define HIST_UNIT(id, name, unit, sum, help)	[id] = unit,
+#define HIST_HELP(id, name, unit, sum, help)	[id] = help,
 const char *const hist_names[NR_HISTS] = { HISTOGRAMS(HIST_NAME) };
 const char *const hist_units[NR_HISTS] = { HISTOGRAMS(HIST_UNIT) };
 const char *const hist_help[NR_HISTS] = { HISTOGRAMS(HIST_HELP) };
+
+/* The sum column: 1 + the field's offset in struct wa_stats, 0 for none. */
+#define SUM_OF(field)	(offsetof(struct wa_stats, field) + 1)
+#define NO_SUM		0
+#define HIST_SUM(id, name, unit, sum, help)	[id] = sum,
+static const size_t hist_sum_at[NR_HISTS] = { HISTOGRAMS(HIST_SUM) };
+
+bool hist_sum(enum hist_id h, const struct wa_stats *t, uint64_t *sum)
+{
+	if (!hist_sum_at[h])
+		return false;
+	*sum = *(const uint64_t *)((const char *)t + hist_sum_at[h] - 1);
+	return true;
+}
 
 void hist_bucket_bounds(enum hist_id h, unsigned int k, struct bucket_bounds *b)
 {

@@ -170,14 +170,14 @@ void json_double(struct json *j, double v)
 		fputs("null", j->out);
 }
 
-void json_ratio(struct json *j, uint64_t num, uint64_t den)
+void json_ratio(struct json *j, struct ratio r)
 {
-	if (!den) {
+	if (!r.den) {
 		json_null(j);
 		return;
 	}
 	before_value(j);
-	fprintf(j->out, "%.4f", (double)num / (double)den);
+	fprintf(j->out, "%.4f", (double)r.num / (double)r.den);
 }
 
 void json_kv_string(struct json *j, const char *key, const char *s)

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "model/ratios.h"
 
 #define JSON_MAX_DEPTH	16
 
@@ -30,7 +31,7 @@ void json_string(struct json *j, const char *s);
 void json_u64(struct json *j, uint64_t v);
 void json_null(struct json *j);
 /* num / den with 4 decimals, or null when den is 0. */
-void json_ratio(struct json *j, uint64_t num, uint64_t den);
+void json_ratio(struct json *j, struct ratio r);
 void json_double(struct json *j, double v);
 
 /* key + value shorthands */

@@ -8,6 +8,7 @@
 #include <time.h>
 #include "lib/clock.h"
 #include "buckets.h"
+#include "live/plan_measures.h"
 #include "output/prom.h"
 #include "output/safetext.h"
 #include "output/prom_files.h"
@@ -154,11 +155,11 @@ void prom_family(struct textbuf *tb, const char *name, const char *type, const c
 /*
  * The per-filesystem metrics come from include/fields.h's list of
  * struct wa_stats: a SUM field is the counter "<field>_total", a MAX or
- * GAUGE field the gauge "<field>"; fields JSON never shows are not
- * exported, and one JSON writes as null where the plan does not measure
- * it (its json column, or its level column at the plan's accounting level:
- * wa_field_measured()) is left out (rather than exported as 0). What only
- * lives here: the HELP text.
+ * GAUGE field the gauge "<field>", its HELP text the row's; fields JSON
+ * never shows are not exported, and one JSON writes as null where the plan
+ * does not measure it (its json column, or its level column at the plan's
+ * accounting level: measures_field(), model/measured.h) is left out
+ * (rather than exported as 0).
  */
 /* Each field's index in wa_stats_fields[] (snapshot.h): the same list. */
 #define FIELD_ID(name, unit, merge, json, level, help)	PF_##name,
@@ -197,12 +198,14 @@ static char **fs_labels(const struct snapshot *s, const struct prom_ctx *c)
 static void render_fs(struct textbuf *tb, const struct snapshot *s,
 		      const struct prom_ctx *c, char **labels)
 {
+	const struct measures ms = plan_measures(c->plan);
+
 	for (int m = 0; m < NR_PROM_FIELDS; m++) {
 		const struct wa_field *fm = &wa_stats_fields[m];
 		bool counter = fm->merge == WA_SUM;
 		char name[64];
 
-		if (!wa_field_measured(fm, c->plan))
+		if (!measures_field(&ms, fm))
 			continue;
 		snprintf(name, sizeof(name), "%s%s", fm->name, counter ? "_total" : "");
 		prom_family(tb, name, counter ? "counter" : "gauge",
@@ -248,24 +251,9 @@ static bool bucket_le(enum hist_id h, unsigned int k, char *buf, size_t len)
 	return true;
 }
 
-/*
- * _sum of the count histograms, from the per-filesystem totals: the same
- * folios, the same values. Sums and buckets are folded together
- * (struct fs_stats) and read between folds, so _sum and _count always
- * describe the same folios.
- */
-static bool hist_sum(enum hist_id h, const struct wa_stats *t, uint64_t *sum)
-{
-	switch (h) {
-	case HIST_DIRTY_BLOCKS: *sum = t->dirty_blocks; return true;
-	case HIST_SUBMITTED_BLOCKS: *sum = t->submitted_blocks; return true;
-	case HIST_FOLIO_BYTES: *sum = t->folio_bytes; return true;
-	default: return false;
-	}
-}
-
 static void render_hists(struct textbuf *tb, const struct snapshot *s, const struct plan *p)
 {
+	const struct measures m = plan_measures(p);
 	struct wa_stats t;
 	char name[64], le[32];
 
@@ -273,7 +261,7 @@ static void render_hists(struct textbuf *tb, const struct snapshot *s, const str
 	for (int h = 0; h < NR_HISTS; h++) {
 		uint64_t cum = 0, sum;
 
-		if (!hist_measured(h, p))
+		if (!measures_hist(&m, h))
 			continue;	/* absent, not every folio in the 0 bucket */
 		hist_metric_name(h, name, sizeof(name));
 		prom_family(tb, name, "histogram", hist_help[h]);
@@ -283,11 +271,13 @@ static void render_hists(struct textbuf *tb, const struct snapshot *s, const str
 				textbuf_printf(tb, NS "%s_bucket{le=\"%s\"} %" PRIu64 "\n",
 					       name, le, cum);
 		}
+		/* the totals and the buckets are folded together (struct
+		 * fs_stats) and read between folds: the same folios */
 		if (hist_sum(h, &t, &sum))
 			textbuf_printf(tb, NS "%s_sum %" PRIu64 "\n", name, sum);
 		textbuf_printf(tb, NS "%s_count %" PRIu64 "\n", name, cum);
 	}
-	if (!hist_measured(HIST_AMPLIFICATION, p))
+	if (!measures_hist(&m, HIST_AMPLIFICATION))
 		return;
 	prom_family(tb, "folio_amplification_below_one_total", "counter",
 	       "Folios that submitted fewer blocks than were dirty (amplification bucket [0, 1))");

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "host/cgroup.h"
+#include "live/plan_measures.h"
 #include "model/cgroup_names.h"
 #include "output/prom.h"
 #include "output/report.h"
@@ -93,6 +94,7 @@ static void render_families(struct textbuf *tb, const struct snapshot *s,
 			    const struct prom_ctx *c, const struct cgroup_entry **shown,
 			    char **labels, int n)
 {
+	const struct measures m = plan_measures(c->plan);
 	struct wa_stats t;
 
 	snapshot_totals(s, &t);
@@ -100,7 +102,7 @@ static void render_families(struct textbuf *tb, const struct snapshot *s,
 		const struct wa_field *f = field_named(cgroup_fields[k]);
 		char name[64], help[256];
 
-		if (!f || !wa_field_measured(f, c->plan))
+		if (!f || !measures_field(&m, f))
 			continue;	/* absent, as the filesystem's */
 		snprintf(name, sizeof(name), "cgroup_%s_total", f->name);
 		snprintf(help, sizeof(help), "%s_total of the files whose first writer since "

@@ -4,6 +4,8 @@
 #include <inttypes.h>
 #include <string.h>
 #include "model/accounting.h"
+#include "live/plan_measures.h"
+#include "model/ratios.h"
 #include "buckets.h"
 #include "host/fsinfo.h"
 #include "output/json.h"
@@ -15,12 +17,6 @@
 
 #undef HIST_NAME
 #undef HIST_UNIT
-
-/* Submitted blocks of folios whose dirtying was seen. */
-uint64_t stats_amplified_blocks(const struct wa_stats *s)
-{
-	return s->submitted_blocks - s->unseen_submitted_blocks;
-}
 
 /* ------------------------------------------------------------- output */
 
@@ -41,14 +37,6 @@ int report_flush(FILE *out)
 
 /* ------------------------------------------------------------- text */
 
-
-static void ratio_text(char *buf, size_t len, uint64_t num, uint64_t den)
-{
-	if (!den)
-		snprintf(buf, len, "n/a");
-	else
-		snprintf(buf, len, "%.2fx", (double)num / (double)den);
-}
 
 static int used_range(const uint64_t *counts, int *first, int *last)
 {
@@ -89,35 +77,9 @@ static void hist_print_text(FILE *out, enum hist_id h, const uint64_t *counts)
 	}
 }
 
-/* Whether the plan measures the field at 'offset' of struct wa_stats. */
-static bool measured_at(const struct plan *p, size_t offset)
-{
-	for (int i = 0; i < NR_WA_STATS_FIELDS; i++)
-		if (wa_stats_fields[i].offset == offset)
-			return wa_field_measured(&wa_stats_fields[i], p);
-	return false;
-}
-
-#define MEASURED(p, field)	measured_at(p, offsetof(struct wa_stats, field))
-
-/*
- * Whether the plan measures histogram h: the dirty blocks per folio, and
- * the amplification over them, are not measured where dirty_blocks is not
- * (always-on without a dirty bitmap: every folio would sit in the 0
- * bucket, a claim of clean folios instead of an unknown).
- */
-bool hist_measured(enum hist_id h, const struct plan *p)
-{
-	if (h == HIST_DIRTY_BLOCKS || h == HIST_AMPLIFICATION)
-		return MEASURED(p, dirty_blocks);
-	return true;
-}
-
 /* s->field as text, or "n/a" where the plan does not measure it (never a 0). */
-#define FIELD_TEXT(buf, p, s, field)						\
-	num_or_na(buf, sizeof(buf), (s)->field, MEASURED(p, field))
-
-static bool report_measures_other(const struct plan *p);
+#define FIELD_TEXT(buf, m, s, field)						\
+	num_or_na(buf, sizeof(buf), (s)->field, MEASURES(m, field))
 
 static const char *num_or_na(char *buf, size_t len, uint64_t v, bool measured)
 {
@@ -129,28 +91,29 @@ static const char *num_or_na(char *buf, size_t len, uint64_t v, bool measured)
 
 static void stats_text(FILE *out, const struct wa_stats *s, const struct plan *p)
 {
+	const struct measures mp = plan_measures(p), *m = &mp;
 	char br[16] = "n/a", fa[16] = "n/a", b[6][24];
 
-	if (MEASURED(p, app_dirty_bytes))
-		ratio_text(br, sizeof(br), s->app_dirty_bytes, s->app_bytes);
-	if (MEASURED(p, dirty_blocks))
-		ratio_text(fa, sizeof(fa), stats_amplified_blocks(s), s->dirty_blocks);
+	if (MEASURES(m, app_dirty_bytes))
+		ratio_text(stats_block_rounding(s), br, sizeof(br));
+	if (MEASURES(m, dirty_blocks))
+		ratio_text(stats_folio_amplification(s), fa, sizeof(fa));
 	fprintf(out, "  written      %llu B in %llu write calls\n",
 		ULL(s->app_bytes), ULL(s->write_calls));
 	/* what the JSON calls null is "n/a" here, never a 0 not measured */
 	fprintf(out, "  dirty        %s blocks (%s B): %s by writes, ",
-		FIELD_TEXT(b[0], p, s, dirty_blocks), FIELD_TEXT(b[1], p, s, dirty_bytes),
-		FIELD_TEXT(b[2], p, s, app_dirty_blocks));
-	if (MEASURED(p, other_dirty_blocks))
+		FIELD_TEXT(b[0], m, s, dirty_blocks), FIELD_TEXT(b[1], m, s, dirty_bytes),
+		FIELD_TEXT(b[2], m, s, app_dirty_blocks));
+	if (MEASURES(m, other_dirty_blocks))
 		fprintf(out, "%llu other in %llu folios\n", ULL(s->other_dirty_blocks),
 			ULL(s->other_dirty_folios));
 	else
 		fprintf(out, "other n/a (not measured %s)\n",
-			report_measures_other(p) ? "at this accounting level" :
+			measures_other(m) ? "at this accounting level" :
 			"on this kernel");
 	fprintf(out, "  written back %llu folios (%llu B, largest %llu B), %s with "
 		"no dirtying seen\n", ULL(s->folios), ULL(s->folio_bytes),
-		ULL(s->max_folio_bytes), FIELD_TEXT(b[3], p, s, folios_no_dirty_seen));
+		ULL(s->max_folio_bytes), FIELD_TEXT(b[3], m, s, folios_no_dirty_seen));
 	fprintf(out, "  submitted    %llu blocks (%llu B)\n",
 		ULL(s->submitted_blocks), ULL(s->submitted_bytes));
 	fprintf(out, "  block rounding %s, folio amplification %s\n", br, fa);
@@ -236,6 +199,7 @@ static void run_writeback_json(struct json *j, const struct run_writeback *w)
 void report_text(FILE *out, const char *title, const struct snapshot *d,
 		 const struct report_ctx *rc)
 {
+	const struct measures m = plan_measures(rc->plan);
 	struct wa_stats t;
 
 	snapshot_totals(d, &t);
@@ -257,7 +221,7 @@ void report_text(FILE *out, const char *title, const struct snapshot *d,
 	}
 	unwatched_text(out, d, rc->plan);
 	for (int h = 0; h < NR_HISTS; h++) {
-		if (hist_measured(h, rc->plan))
+		if (measures_hist(&m, h))
 			hist_print_text(out, h, d->hists[h]);
 		else
 			fprintf(out, "\n%-24s : n/a (not measured: %s accounting, no dirty bitmap)\n",
@@ -270,71 +234,11 @@ void report_text(FILE *out, const char *title, const struct snapshot *d,
 
 /* ------------------------------------------------------------- JSON */
 
-/* What the plan can measure: a field it cannot is written as null. */
-/*
- * What the plan (NULL: any) measures: the kernel's dirty bitmap, a
- * whole-folio dirtying hook of its own (JSON nulls, absent metrics).
- */
-static bool plan_has_bitmap(const struct plan *p)
-{
-	return !p || p->bitmap != BITMAP_NONE;
-}
-
-static bool plan_hooks_whole_dirty(const struct plan *p)
-{
-	return !p || (p->hooks[HOOK_WHOLE_DIRTY].chosen &&
-		      p->hooks[HOOK_WHOLE_DIRTY].mech != MECH_DERIVED);
-}
-
-/*
- * A folio dirtied before attach is told apart where the clean -> dirty
- * hook is attached: it went dirty with none seen (bpf/writeback.bpf.c).
- */
-bool plan_tells_preattach(const struct plan *p)
-{
-	return !p || p->hooks[HOOK_FOLIO_PTR].chosen;
-}
-
-/*
- * Whether p measures dirtying not done by writes.
- */
-static bool report_measures_other(const struct plan *p)
-{
-	return plan_has_bitmap(p) || plan_hooks_whole_dirty(p);
-}
-
-bool report_measures_bitmap(const struct plan *p)
-{
-	return plan_has_bitmap(p);
-}
-
-/* Whether the plan can measure what a field's json column says. */
-static bool plan_measures_json(enum wa_json when, const struct plan *p)
-{
-	switch (when) {
-	case WA_IF_OTHER:
-		return plan_has_bitmap(p) || plan_hooks_whole_dirty(p);
-	case WA_IF_WHOLE:
-		return plan_hooks_whole_dirty(p);
-	case WA_IF_BITMAP:
-		return plan_has_bitmap(p);
-	case WA_IF_PREATTACH:
-		return plan_tells_preattach(p);
-	default:
-		return true;
-	}
-}
-
-bool wa_field_measured(const struct wa_field *f, const struct plan *p)
-{
-	if (f->json == WA_NEVER || !plan_measures_json(f->json, p))
-		return false;
-	return !p || accounting_measures(p->accounting, f->need, plan_has_bitmap(p));
-}
-
 /* The fields in WA_STATS_FIELDS' order, null where not measured; the ratios. */
 void stats_write_json(struct json *j, const struct wa_stats *s, const struct plan *p)
 {
+	const struct measures m = plan_measures(p);
+
 	json_object_begin(j);
 	for (int i = 0; i < NR_WA_STATS_FIELDS; i++) {
 		const struct wa_field *f = &wa_stats_fields[i];
@@ -342,19 +246,19 @@ void stats_write_json(struct json *j, const struct wa_stats *s, const struct pla
 		if (f->json == WA_NEVER)
 			continue;
 		json_key(j, f->name);
-		if (wa_field_measured(f, p))
+		if (measures_field(&m, f))
 			json_u64(j, wa_field_get(s, f));
 		else
 			json_null(j);
 	}
 	json_key(j, "block_rounding");
-	if (MEASURED(p, app_dirty_bytes))
-		json_ratio(j, s->app_dirty_bytes, s->app_bytes);
+	if (MEASURES(&m, app_dirty_bytes))
+		json_ratio(j, stats_block_rounding(s));
 	else
 		json_null(j);
 	json_key(j, "folio_amplification");
-	if (MEASURED(p, dirty_blocks))
-		json_ratio(j, stats_amplified_blocks(s), s->dirty_blocks);
+	if (MEASURES(&m, dirty_blocks))
+		json_ratio(j, stats_folio_amplification(s));
 	else
 		json_null(j);
 	json_object_end(j);
@@ -444,6 +348,7 @@ static void file_path_json(struct json *j, const struct file_lookup *fl,
 void report_json(FILE *out, const char *type, int interval, const struct snapshot *d,
 		 const struct report_ctx *rc)
 {
+	const struct measures m = plan_measures(rc->plan);
 	struct wa_stats t;
 	struct json j;
 	char dev[32];
@@ -509,7 +414,7 @@ void report_json(FILE *out, const char *type, int interval, const struct snapsho
 	json_object_begin(&j);
 	for (int h = 0; h < NR_HISTS; h++) {
 		json_key(&j, hist_names[h]);
-		if (hist_measured(h, rc->plan))
+		if (measures_hist(&m, h))
 			hist_write_json(&j, h, d->hists[h]);
 		else
 			json_null(&j);

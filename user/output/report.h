@@ -1,11 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Rendering of snapshots, in text and in JSON (schema "iomapdirty/1",
- * docs/json-schema.md). The two derived figures are computed here and
- * only here:
- *   block_rounding      = app_dirty_bytes / app_bytes
- *   folio_amplification = (submitted_blocks - unseen_submitted_blocks)
- *                         / dirty_blocks
+ * docs/json-schema.md). The derived figures (block_rounding,
+ * folio_amplification) are model/ratios.h's.
  */
 #ifndef IOMAPDIRTY_REPORT_H
 #define IOMAPDIRTY_REPORT_H
@@ -47,15 +44,11 @@ struct report_ctx {
 };
 
 
-uint64_t stats_amplified_blocks(const struct wa_stats *s);
-
 /*
  * Flushes out; -1 when it (or an earlier write) failed, the reason said on
  * stderr once (ENOSPC, EPIPE when SIGPIPE is ignored): the caller stops.
  */
 int report_flush(FILE *out);
-/* Whether p has the kernel's bitmap. */
-bool report_measures_bitmap(const struct plan *p);
 void report_header_text(FILE *out, const struct report_ctx *rc);
 void report_text(FILE *out, const char *title, const struct snapshot *d,
 		 const struct report_ctx *rc);
@@ -64,17 +57,11 @@ void writer_json(struct json *j, const struct writer_info *wi);
 void report_json(FILE *out, const char *type, int interval, const struct snapshot *d,
 		 const struct report_ctx *rc);
 
-/* Whether the plan (NULL: any) measures histogram h (else null, n/a, no metric). */
-bool hist_measured(enum hist_id h, const struct plan *p);
 /*
  * What the plan (NULL: any) cannot measure (no dirty bitmap, no
  * whole-folio hook) is written as null instead of a 0.
  */
 void stats_write_json(struct json *j, const struct wa_stats *s, const struct plan *p);
-/* Whether a statistic is measured by the plan (NULL: any) at its
- * accounting level: false means null in JSON, n/a in text, no metric. */
-bool wa_field_measured(const struct wa_field *f, const struct plan *p);
-bool plan_tells_preattach(const struct plan *p);
 /* "losses": { counter: n, ... } for every loss counter. */
 void report_losses_json(struct json *j, const struct snapshot *d);
 

@@ -2,6 +2,7 @@
 /* verify's report, in text and in JSON: see report.h. */
 #include <inttypes.h>
 #include "host/fsinfo.h"
+#include "live/plan_measures.h"
 #include "output/json.h"
 #include "output/report.h"
 #include "output/safetext.h"
@@ -33,14 +34,14 @@ static void fs_text(FILE *out, const struct fs_entry *fs, const struct plan *p)
 		ULL(f->submitted_blocks), ULL(f->submitted_bytes));
 	fprintf(out, "  clean blocks submitted   %llu in %llu folios (violations)\n",
 		ULL(f->violation_blocks), ULL(f->violation_folios));
-	if (report_measures_bitmap(p))	/* JSON: null */
+	if (plan_measures(p).bitmap)	/* JSON: null */
 		fprintf(out, "  dirty only in the kernel %llu blocks (mmap, or writes "
 			"not seen)\n", ULL(f->unexplained_blocks));
 	else
 		fprintf(out, "  dirty only in the kernel n/a (no dirty bitmap in this "
 			"kernel)\n");
 	fprintf(out, "  not checked              %llu blocks\n", ULL(f->unchecked_blocks));
-	if (plan_tells_preattach(p))
+	if (plan_measures(p).preattach)
 		fprintf(out, "  dirtied before attach    %llu folios: %llu blocks checked, "
 			"%llu written clean\n", ULL(f->preattach_folios),
 			ULL(f->preattach_checked_blocks), ULL(f->preattach_violation_blocks));

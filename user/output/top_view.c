@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "model/ratios.h"
 #include "output/json.h"
 #include "output/report.h"
 #include "output/safetext.h"
@@ -62,17 +63,6 @@ static int u64_cmp(uint64_t a, uint64_t b)
 }
 
 /* a/b against c/d, exactly; a ratio with a zero denominator is lowest. */
-static int ratio_cmp(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
-{
-	unsigned __int128 l, r;
-
-	if (!b || !d)
-		return (b != 0) - (d != 0);
-	l = (unsigned __int128)a * d;
-	r = (unsigned __int128)c * b;
-	return l < r ? -1 : l > r;
-}
-
 static int writer_cmp(const struct top_row *a, const struct top_row *b, enum top_col col)
 {
 	char x[TOP_PATH_LEN], y[TOP_PATH_LEN];
@@ -103,11 +93,10 @@ static int key_cmp(const struct top_row *a, const struct top_row *b, enum top_co
 	case TOP_COL_FOLIOS:
 		return u64_cmp(x->folios, y->folios);
 	case TOP_COL_ROUND:
-		return ratio_cmp(x->app_dirty_bytes, x->app_bytes,
-				 y->app_dirty_bytes, y->app_bytes);
+		return ratio_cmp(stats_block_rounding(x), stats_block_rounding(y));
 	case TOP_COL_AMP:
-		return ratio_cmp(stats_amplified_blocks(x), x->dirty_blocks,
-				 stats_amplified_blocks(y), y->dirty_blocks);
+		return ratio_cmp(stats_folio_amplification(x),
+				 stats_folio_amplification(y));
 	case TOP_COL_MAXFOLIO:
 		return u64_cmp(x->max_folio_bytes, y->max_folio_bytes);
 	default:
@@ -184,14 +173,6 @@ void top_fmt_bytes(uint64_t v, bool human, char *buf, size_t len)
 		 (uint64_t)(tenths % 10), units[k]);
 }
 
-void top_fmt_ratio(uint64_t num, uint64_t den, char *buf, size_t len)
-{
-	if (!den)
-		snprintf(buf, len, "n/a");
-	else
-		snprintf(buf, len, "%.2fx", (double)num / (double)den);
-}
-
 const char *top_path_suffix(enum path_state st)
 {
 	switch (st) {
@@ -256,10 +237,10 @@ void top_fmt_cell(const struct top_row *r, enum top_col c, bool human,
 		if (r->no_round)
 			snprintf(buf, len, "n/a");
 		else
-			top_fmt_ratio(s->app_dirty_bytes, s->app_bytes, buf, len);
+			ratio_text(stats_block_rounding(s), buf, len);
 		break;
 	case TOP_COL_AMP:
-		top_fmt_ratio(stats_amplified_blocks(s), s->dirty_blocks, buf, len);
+		ratio_text(stats_folio_amplification(s), buf, len);
 		break;
 	case TOP_COL_MAXFOLIO:
 		top_fmt_bytes(s->max_folio_bytes, human, buf, len);
@@ -412,8 +393,8 @@ void top_fmt_totals(const struct wa_stats *t, bool human, bool no_round, char *b
 	top_fmt_bytes(t->dirty_bytes, human, dirty, sizeof(dirty));
 	top_fmt_bytes(t->submitted_bytes, human, wb, sizeof(wb));
 	if (!no_round)
-		top_fmt_ratio(t->app_dirty_bytes, t->app_bytes, round, sizeof(round));
-	top_fmt_ratio(stats_amplified_blocks(t), t->dirty_blocks, amp, sizeof(amp));
+		ratio_text(stats_block_rounding(t), round, sizeof(round));
+	ratio_text(stats_folio_amplification(t), amp, sizeof(amp));
 	top_fmt_bytes(t->max_folio_bytes, human, maxf, sizeof(maxf));
 	snprintf(buf, len, "totals: app %s  dirty %s  wb %s  folios %llu  round %s  "
 		 "amp %s  maxfolio %s", app, dirty, wb, (unsigned long long)t->folios,

@@ -5,9 +5,9 @@
  * here, so all of it is unit-tested (tests/unit/test_top.c); cmd_top.c
  * fills the rows from the engine and draws them with ncurses.
  *
- * The two ratio columns are the figures of report.h, computed the same
- * way: ROUND = app_dirty_bytes / app_bytes, AMP = stats_amplified_blocks()
- * / dirty_blocks; "n/a" when the denominator is 0.
+ * The two ratio columns are the derived figures of model/ratios.h:
+ * ROUND = stats_block_rounding(), AMP = stats_folio_amplification();
+ * "n/a" when the denominator is 0.
  */
 #ifndef IOMAPDIRTY_TOP_VIEW_H
 #define IOMAPDIRTY_TOP_VIEW_H
@@ -87,7 +87,6 @@ void top_sort(struct top_row *rows, int n, enum top_col col, bool reverse);
  */
 void top_fmt_bytes(uint64_t v, bool human, char *buf, size_t len);
 /* num/den as "%.2fx", or "n/a" when den is 0 (as report.c prints them). */
-void top_fmt_ratio(uint64_t num, uint64_t den, char *buf, size_t len);
 /* " (deleted)", " (moved)" or "" */
 const char *top_path_suffix(enum path_state st);
 /*

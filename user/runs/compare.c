@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "buckets.h"
+#include "model/histograms.h"
 #include "runs/compare.h"
 #include "output/escape.h"
 #include "lib/exitcodes.h"
@@ -68,6 +68,7 @@ static void add_folio_mix(struct cmp_table *t)
 {
 	for (unsigned int k = 0; k < HIST_BUCKETS; k++) {
 		char key[40], label[32], size[16];
+		struct bucket_bounds b;
 		struct cmp_row *r;
 		bool any = false;
 
@@ -76,8 +77,9 @@ static void add_folio_mix(struct cmp_table *t)
 		if (!any)
 			continue;
 		/* folios are powers of two: a bucket's lower bound is the size */
-		cmp_format_size(log2_bucket_min(k), size, sizeof(size));
-		snprintf(key, sizeof(key), "folios_%" PRIu64, (uint64_t)log2_bucket_min(k));
+		hist_bucket_bounds(HIST_FOLIO_BYTES, k, &b);
+		cmp_format_size(b.min, size, sizeof(size));
+		snprintf(key, sizeof(key), "folios_%" PRIu64, b.min);
 		snprintf(label, sizeof(label), "folios of %s%s", size,
 			 k == HIST_BUCKETS - 1 ? "+" : "");
 		r = add_row(t, key, label, CMP_COUNT);

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "buckets.h"
 #include "lib/json_input.h"
+#include "model/histograms.h"
 #include "output/report.h"
 #include "runs/runfile.h"
 
@@ -51,14 +51,10 @@ static void read_stats(struct walk *w, json_object *o, const char *where,
 static int bucket_index(enum hist_id h, uint64_t min, bool min_exclusive)
 {
 	for (unsigned int k = 0; k < HIST_BUCKETS; k++) {
-		__u64 lo, hi;
-		int lox = 0, hix = 0;
+		struct bucket_bounds b;
 
-		if (h == HIST_AMPLIFICATION)
-			amp_bucket_bounds(k, &lo, &hi, &lox, &hix);
-		else
-			lo = log2_bucket_min(k);
-		if (lo == min && (bool)lox == min_exclusive)
+		hist_bucket_bounds(h, k, &b);
+		if (b.min == min && b.min_exclusive == min_exclusive)
 			return (int)k;
 	}
 	return -1;
