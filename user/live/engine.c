@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Load, attach, flush, close: see engine.h (reading: engine_read.c). */
+/* Load, attach, flush, close: see engine.h (reading: engine_read.c; files: engine_paths.c). */
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
