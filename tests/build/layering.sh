@@ -13,8 +13,12 @@
 #                                          struct file_lookup
 #   live/, exporter/, cmd/               anything
 #
+# The engine is opaque: its insides (live/engine_priv.h, struct engine)
+# are reached only by its own files, live/engine*.c; every other file,
+# commands included, asks through live/engine.h's functions.
+#
 # Every .c and .h of user/ is in a folder this script knows (a new folder
-# needs its rule here), and the check is shown to see a violation. And
+# needs its rule here), and each check is shown to see a violation. And
 # the kernel symbols the tool attaches to are written once, in the hook
 # target table (live/programs.c), never in plan.c or facts.c.
 # PASS/FAIL lines, one per file and rule; no root needed.
@@ -33,6 +37,14 @@ declare -A ALLOWED=(
 )
 # what a renderer must never reach, as paths the compiler names
 RENDERER_BANNED='user/live/engine\.h|user/live/session\.h|user/live/sampler\.h|iomapdirty\.skel\.h|/bpf/(libbpf|bpf)\.h'
+
+# the engine's insides, and the files that may reach them
+ENGINE_PRIVATE='user/live/engine_priv\.h'
+engine_own() { [[ $1 == user/live/engine*.c || $1 == user/live/engine_priv.h ]]; }
+# true when a file outside the engine reaches its insides
+reaches_engine_private() {	# file deps
+	! engine_own "$1" && grep -qE "$ENGINE_PRIVATE" <<<"$2"
+}
 
 # every header closure, once: "file: dep dep ..." (make syntax, joined)
 closure() {	# file
@@ -76,6 +88,13 @@ for f in user/*/*.c user/*/*.h; do
 		fi
 		;;
 	esac
+	if engine_own "$f"; then
+		:
+	elif reaches_engine_private "$f" "$deps"; then
+		bad "layering.$f: reaches live/engine_priv.h (the engine's insides: ask through live/engine.h)"
+	else
+		ok "layering.$f: not the engine's insides (live/engine_priv.h)"
+	fi
 done
 
 # One table of hook targets (live/programs.c, hook_targets[]): the planner
@@ -107,6 +126,23 @@ if (cd "$probe" && "$CC" -M -I"$top/.output" -I"$top/include" -I"$top/user" \
 	ok "layering.self_check: an output file that includes live/engine.h is seen"
 else
 	bad "layering.self_check: an output file that includes live/engine.h is not seen"
+fi
+# and a command that includes the engine's insides; the pattern is shown
+# to match the compiler's name for the header, on the engine's own file
+mkdir -p "$probe/user/cmd"
+printf '#include "live/engine_priv.h"\n' >"$probe/user/cmd/probe.c"
+deps=$(cd "$probe" && "$CC" -M -I"$top/.output" -I"$top/include" -I"$top/user" \
+	user/cmd/probe.c 2>/dev/null | tr -d '\\\n')
+if reaches_engine_private user/cmd/probe.c "$deps"; then
+	ok "layering.self_check_private: a command that includes live/engine_priv.h is seen"
+else
+	bad "layering.self_check_private: a command that includes live/engine_priv.h is not seen"
+fi
+if grep -qE "$ENGINE_PRIVATE" <<<"$(closure user/live/engine_read.c)"; then
+	ok "layering.self_check_private_name: live/engine_read.c's closure names live/engine_priv.h"
+else
+	bad "layering.self_check_private_name: live/engine_read.c's closure does not" \
+		"name live/engine_priv.h (renamed? the rule sees nothing)"
 fi
 
 echo "$pass passed, $fail failed"

@@ -137,6 +137,15 @@ pass exporter.ready
 owned=$(bpf_owned "$main_pid")
 check_match exporter.bpf_links_while_running 'link:[0-9]+' "$owned"
 check_match exporter.bpf_progs_while_running 'prog:[0-9]+' "$owned"
+# the programs' own cost (live/engine.h, engine_prog_stats()): a series per
+# program the exporter holds, by name (the first 15 characters: the kernel
+# keeps no more, bpftool may show more from the program's BTF)
+want=$(for x in $owned; do
+	[[ $x == prog:* ]] && bpftool -j prog show id "${x#prog:}" 2>/dev/null | jq -r .name
+done | cut -c1-15 | sort)
+series='s/^iomapdirty_bpf_program_recursion_misses_total{program="\([^"]*\)"} [0-9]*$/\1/p'
+check exporter.program_stats_every_program "$want" \
+	"$(scrape "$port" | sed -n "$series" | cut -c1-15 | sort)"
 # the process that serves HTTP: a child, not uid 0, no capability (none
 # that reads any file: CAP_DAC_READ_SEARCH, bit 2; not CAP_SYS_ADMIN)
 web_pid=$(sed -n 's/.*ready (pid [0-9]*): serving .* from pid \([0-9]*\) as uid.*/\1/p' \

@@ -294,11 +294,11 @@ static int refresh_body(struct exporter *x)
 	x->pc.scrape_start_ns = now;
 	x->pc.scrapes = x->scrapes;
 	x->pc.scrape_errors = x->errors;
-	engine_flush(&x->s->engine, ENGINE_FLUSH_IDLE_NS);
+	engine_flush(x->s->engine, ENGINE_FLUSH_IDLE_NS);
 	/* the cgroups first: the totals read after them hold all they do */
-	ret = engine_cgroup_sums(&x->s->engine, &cgroups, &ncg);
+	ret = engine_cgroup_sums(x->s->engine, &cgroups, &ncg);
 	if (!ret)
-		ret = engine_snapshot(&x->s->engine, &snap);
+		ret = engine_snapshot(x->s->engine, &snap);
 	if (ret) {
 		log_msg(LOG_LVL_WARN, "reading the BPF maps failed: %s", strerror(-ret));
 		free(cgroups);
@@ -307,7 +307,7 @@ static int refresh_body(struct exporter *x)
 	x->pc.cgroups = cgroups;
 	x->pc.ncgroups = ncg;
 	textbuf_reset(&x->body);
-	progstats_render(&x->s->engine, &x->body);
+	progstats_render(x->s->engine, &x->body);
 	if (!prom_render(&x->body, &snap, &x->pc)) {
 		log_msg(LOG_LVL_WARN, "rendering /metrics failed (over %u bytes or out of "
 			"memory)", EXPORTER_MAX_BODY);
@@ -355,12 +355,12 @@ static void fill_prom_ctx(struct exporter *x)
 		.libbpf_version = x->libbpf_version,
 		.httpd_version = http_version(),
 		.kernel_release = x->kernel_release,
-		.max_pages = engine_max_pages(&x->s->engine),
+		.max_pages = engine_max_pages(x->s->engine),
 		.attach_unix_seconds = now.tv_sec + now.tv_nsec / 1e9,
 		.block_layer = x->s->plan.hooks[HOOK_BIO].chosen && x->a->so.verify,
 		.top_files = x->a->top_files,
 		.file_path = x->a->top_files ? file_path : NULL,
-		.file_path_data = &x->s->engine,
+		.file_path_data = x->s->engine,
 		.cgroup_top = x->a->so.cgroup_sums ? (int)x->a->cgroup_top : 0,
 	};
 }
@@ -420,7 +420,7 @@ static int serve_until_stop(struct exporter *x, struct privsep *ps, const sigset
 			return web_child_ended(ps, sigs);
 		if (mono_ns() - flushed >= 1000000000ull) {
 			pthread_mutex_lock(&x->lock);
-			engine_flush(&x->s->engine, ENGINE_FLUSH_IDLE_NS);
+			engine_flush(x->s->engine, ENGINE_FLUSH_IDLE_NS);
 			pthread_mutex_unlock(&x->lock);
 			flushed = mono_ns();
 		}

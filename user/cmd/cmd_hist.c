@@ -54,7 +54,7 @@ static int emit(struct session *s, const struct hist_args *a, const char *type,
 static int run_hist(struct session *s, void *args)
 {
 	const struct hist_args *a = args;
-	struct sampler sm = { .engine = &s->engine, .o = a->sampling };
+	struct sampler sm = { .engine = s->engine, .o = a->sampling };
 	struct snapshot d;
 	int ret = EXIT_OK;
 
@@ -76,7 +76,7 @@ static int run_hist(struct session *s, void *args)
 	}
 	sampler_free(&sm);
 	/* summary: everything since attach, every context finished */
-	if (engine_summary(&s->engine, &d))
+	if (engine_summary(s->engine, &d))
 		return EXIT_RUNTIME;
 	if (emit(s, a, "summary", 0, &d))
 		ret = EXIT_RUNTIME;

@@ -243,7 +243,7 @@ static int write_json_file(struct out_file *o, struct session *s, const struct s
 			   const struct run_meta *meta)
 {
 	struct report_ctx rc = s->report;
-	struct file_lookup files = engine_file_lookup(&s->engine);
+	struct file_lookup files = engine_file_lookup(s->engine);
 	char err[1024], safe[1024];
 
 	rc.files = &files;	/* the run file names its files */
@@ -289,7 +289,7 @@ static int sync_dev(uint32_t dev)
 static int unwritten_total(struct session *s, struct unwritten_entry *u,
 			   struct run_writeback *w)
 {
-	int n = engine_unwritten(&s->engine, u, RUN_MAX_FS);
+	int n = engine_unwritten(s->engine, u, RUN_MAX_FS);
 
 	w->unwritten_pages = 0;
 	w->unwritten_app_bytes = 0;
@@ -351,7 +351,7 @@ static void run_scope_gather(struct session *s, struct run_meta *m)
 		return;
 	m->cgroup = run_cg.rel;
 	m->cgroup_id = run_cg.id;
-	engine_other_writes(&s->engine, &o);
+	engine_other_writes(s->engine, &o);
 	m->other_app_bytes = o.app_bytes;
 	m->other_write_calls = o.write_calls;
 	m->other_files = o.files;
@@ -482,7 +482,7 @@ static int run_and_measure(struct session *s, void *args)
 		ret = ret ? ret : EXIT_RUNTIME;
 	}
 
-	if (engine_summary(&s->engine, &d)) {
+	if (engine_summary(s->engine, &d)) {
 		fprintf(stderr, "iomapdirty: reading the counters failed\n");
 		out_file_abort(&jo);
 		return EXIT_RUNTIME;

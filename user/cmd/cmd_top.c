@@ -99,7 +99,7 @@ static error_t top_parse(int key, char *arg, struct argp_state *state)
 /* ------------------------------------------------------------ the view */
 
 /* d (taken over) becomes the view. Rows get their paths now (state can change). */
-static int view_build(struct top_view *v, struct engine *e, struct snapshot *d,
+static int view_build(struct top_view *v, struct session *s, struct snapshot *d,
 		      bool cumulative)
 {
 	top_view_free(v);
@@ -110,15 +110,15 @@ static int view_build(struct top_view *v, struct engine *e, struct snapshot *d,
 		snapshot_free(&v->d);
 		return -ENOMEM;
 	}
-	v->no_round = e->plan->accounting != ACCOUNTING_FULL;
+	v->no_round = s->plan.accounting != ACCOUNTING_FULL;
 	for (int i = 0; i < v->d.nfiles; i++) {
 		struct top_row *r = &v->rows[i];
 
 		r->no_round = v->no_round;
 		r->key = v->d.files[i].key;
 		r->s = v->d.files[i].s;
-		r->state = engine_file_path(e, &r->key, r->path, sizeof(r->path));
-		r->writer_known = engine_file_writer(e, &r->key, &r->writer);
+		r->state = engine_file_path(s->engine, &r->key, r->path, sizeof(r->path));
+		r->writer_known = engine_file_writer(s->engine, &r->key, &r->writer);
 		r->partial = stats_partial(&r->s);
 	}
 	v->nrows = v->d.nfiles;
@@ -145,7 +145,7 @@ static int top_rebuild(struct top *t)
 	int ret = sampler_delta(&t->sm, t->cumulative, &d);
 
 	if (!ret)
-		ret = view_build(&t->v, &t->s->engine, &d, t->cumulative);
+		ret = view_build(&t->v, t->s, &d, t->cumulative);
 	if (!ret) {
 		t->v.group_by = t->a->group_by;
 		ret = top_view_order(&t->v, t->sort, t->reverse);
@@ -209,8 +209,8 @@ static int run_batch(struct top *t)
 		}
 	}
 	/* summary: everything since attach, every context finished */
-	if (engine_summary(&t->s->engine, &d) ||
-	    view_build(&sum, &t->s->engine, &d, true)) {
+	if (engine_summary(t->s->engine, &d) ||
+	    view_build(&sum, t->s, &d, true)) {
 		fprintf(stderr, "iomapdirty: cannot read the BPF maps\n");
 		snapshot_free(&d);
 		return EXIT_RUNTIME;
@@ -522,7 +522,7 @@ static int run_top(struct session *s, void *args)
 	struct top t = {
 		.s = s,
 		.a = a,
-		.sm = { .engine = &s->engine, .o = a->sampling },
+		.sm = { .engine = s->engine, .o = a->sampling },
 		.sort = a->sort,
 		.reverse = a->reverse,
 		.cumulative = a->cumulative,

@@ -243,7 +243,7 @@ static void decide(const struct session *s, const struct wa_stats *t,
  */
 static void settle(struct session *s, struct verify_report *r)
 {
-	uint32_t max = engine_max_pages(&s->engine);
+	uint32_t max = engine_max_pages(s->engine);
 	struct pending_entry *p;
 	int n;
 
@@ -253,14 +253,14 @@ static void settle(struct session *s, struct verify_report *r)
 		return;
 	p = calloc(max, sizeof(*p));
 	if (!p) {	/* cannot wait for them: every one counts as not seen */
-		r->pending = engine_pending_blocks(&s->engine);
+		r->pending = engine_pending_blocks(s->engine);
 		return;
 	}
-	n = engine_pending_keys(&s->engine, p, max);
+	n = engine_pending_keys(s->engine, p, max);
 	while (n > 0 && r->settle_seconds < SETTLE_SECONDS) {
 		usleep(50 * 1000);
 		r->settle_seconds += 0.05;
-		n = engine_pending_still(&s->engine, p, n);
+		n = engine_pending_still(s->engine, p, n);
 	}
 	r->pending = n;
 	free(p);
@@ -278,15 +278,15 @@ static int progress_read(struct session *s, struct progress *p, bool pending)
 	struct snapshot snap;
 	struct wa_stats t;
 
-	if (engine_flush(&s->engine, ENGINE_FLUSH_IDLE_NS) ||
-	    engine_snapshot(&s->engine, &snap))
+	if (engine_flush(s->engine, ENGINE_FLUSH_IDLE_NS) ||
+	    engine_snapshot(s->engine, &snap))
 		return -1;
 	snapshot_totals(&snap, &t);
 	p->checked = t.submitted_blocks - t.unchecked_blocks;
 	p->preattach = t.preattach_checked_blocks;
 	snapshot_free(&snap);
 	if (pending)
-		p->pending = engine_pending_blocks(&s->engine);
+		p->pending = engine_pending_blocks(s->engine);
 	return 0;
 }
 
@@ -339,7 +339,7 @@ static int list_offenders(struct session *s, const struct violation_entry *vio, 
 	for (int i = 0; i < n; i++) {
 		struct file_key k = { .ino = vio[i].key.ino, .dev = vio[i].key.dev };
 
-		o[i].state = engine_file_path(&s->engine, &k, o[i].path, sizeof(o[i].path));
+		o[i].state = engine_file_path(s->engine, &k, o[i].path, sizeof(o[i].path));
 		o[i].ino = k.ino;
 		o[i].v = vio[i].v;
 	}
@@ -366,14 +366,14 @@ static int run_verify(struct session *s, void *args)
 	r.blocks_goal = a->blocks;
 	r.blocks_reached = observe(s, a);
 	/* the figures are frozen here; the block layer may lag behind them */
-	if (engine_summary(&s->engine, &d)) {
+	if (engine_summary(s->engine, &d)) {
 		fprintf(stderr, "iomapdirty: reading the counters failed\n");
 		return VERDICT_ERROR;
 	}
 	settle(s, &r);
 	r.d = &d;
-	r.nviolations = engine_violations(&s->engine, vio, MAX_OFFENDERS);
-	r.nbios = engine_bio_stats(&s->engine, bios, MAX_BLOCKDEVS);
+	r.nviolations = engine_violations(s->engine, vio, MAX_OFFENDERS);
+	r.nbios = engine_bio_stats(s->engine, bios, MAX_BLOCKDEVS);
 	r.noffenders = r.nviolations < (int)a->list ? r.nviolations : (int)a->list;
 	if (list_offenders(s, vio, r.noffenders, &offenders)) {
 		snapshot_free(&d);

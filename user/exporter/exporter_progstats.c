@@ -1,21 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The BPF programs' run statistics on /metrics: see exporter_progstats.h. */
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
-#include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <string.h>
 #include "exporter/exporter_progstats.h"
-#include "iomapdirty.skel.h"
 
 #define NS		"iomapdirty_"
 #define MAX_PROGS	128
-
-struct prog_stat {
-	const char *name;
-	struct bpf_prog_info info;
-};
 
 /* 1, 0, or -1 when the sysctl cannot be read (a kernel before 5.1). */
 static int stats_enabled(void)
@@ -36,13 +26,13 @@ static void family(struct textbuf *tb, const char *name, const char *type, const
 	textbuf_printf(tb, "# HELP " NS "%s %s\n# TYPE " NS "%s %s\n", name, help, name, type);
 }
 
-/* One counter family, a series per program: the u64 at off in its info. */
-static void per_program(struct textbuf *tb, const struct prog_stat *ps, int n,
+/* One counter family, a series per program: the figure at off in its stats. */
+static void per_program(struct textbuf *tb, const struct engine_prog_stats *ps, int n,
 			const char *name, const char *help, size_t off, bool ns_to_s)
 {
 	family(tb, name, "counter", help);
 	for (int i = 0; i < n; i++) {
-		__u64 v = *(const __u64 *)((const char *)&ps[i].info + off);
+		uint64_t v = *(const uint64_t *)((const char *)&ps[i] + off);
 
 		if (ns_to_s)
 			textbuf_printf(tb, NS "%s{program=\"%s\"} %.9f\n", name, ps[i].name,
@@ -55,21 +45,9 @@ static void per_program(struct textbuf *tb, const struct prog_stat *ps, int n,
 
 void progstats_render(struct engine *e, struct textbuf *tb)
 {
-	static struct prog_stat ps[MAX_PROGS];	/* the caller serializes renders */
-	struct bpf_program *p;
-	int n = 0, enabled = stats_enabled();
+	struct engine_prog_stats ps[MAX_PROGS];
+	int n = engine_prog_stats(e, ps, MAX_PROGS), enabled = stats_enabled();
 
-	bpf_object__for_each_program(p, e->skel->obj) {
-		__u32 len = sizeof(ps[n].info);
-		int fd = bpf_program__fd(p);
-
-		if (fd < 0 || n >= MAX_PROGS)
-			continue;	/* not loaded: another kernel's variant */
-		memset(&ps[n].info, 0, len);
-		if (bpf_obj_get_info_by_fd(fd, &ps[n].info, &len))
-			continue;
-		ps[n++].name = bpf_program__name(p);
-	}
 	family(tb, "bpf_stats_enabled", "gauge",
 	       "kernel.bpf_stats_enabled: 1 when the kernel counts BPF programs' run time and "
 	       "runs (bpf_program_run_seconds_total, bpf_program_runs_total: only exported "
@@ -80,13 +58,13 @@ void progstats_render(struct engine *e, struct textbuf *tb)
 		per_program(tb, ps, n, "bpf_program_run_seconds_total", "Time the kernel spent "
 			    "running this program since it was loaded (while "
 			    "kernel.bpf_stats_enabled was 1)",
-			    offsetof(struct bpf_prog_info, run_time_ns), true);
+			    offsetof(struct engine_prog_stats, run_time_ns), true);
 		per_program(tb, ps, n, "bpf_program_runs_total", "Runs of this program since "
 			    "it was loaded (while kernel.bpf_stats_enabled was 1)",
-			    offsetof(struct bpf_prog_info, run_cnt), false);
+			    offsetof(struct engine_prog_stats, run_cnt), false);
 	}
 	per_program(tb, ps, n, "bpf_program_recursion_misses_total", "Runs of this program "
 		    "the kernel skipped because it was already running on the CPU (events "
-		    "lost to the program)", offsetof(struct bpf_prog_info, recursion_misses),
+		    "lost to the program)", offsetof(struct engine_prog_stats, recursion_misses),
 		    false);
 }

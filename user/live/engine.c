@@ -1,20 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Load, attach, flush, close: see engine.h (reading: engine_read.c). */
+/* Load, attach, flush, close: see engine.h (reading: engine_read.c; files: engine_paths.c). */
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include "lib/clock.h"
-#include "live/engine.h"
-#include "host/pathcheck.h"
-#include "output/safetext.h"
-#include "host/fsinfo.h"
+#include "live/engine_priv.h"
 #include "iomapdirty.skel.h"
 
 #define DEFAULT_MAX_PAGES	131072
@@ -268,7 +262,7 @@ static int check_memory(struct engine *e, uint32_t max_pages, char *err, size_t 
 	return -E2BIG;
 }
 
-int engine_open(struct engine *e, const struct plan *p,
+int engine_open(struct engine **out, const struct plan *p,
 		const struct engine_opts *o, char *err, size_t errlen)
 {
 	/*
@@ -284,21 +278,29 @@ int engine_open(struct engine *e, const struct plan *p,
 	/* the always-on level keeps no page records: the table's smallest size */
 	uint32_t max_pages = p->accounting == ACCOUNTING_ALWAYS_ON ? 8 :
 			     o->max_pages ? o->max_pages : DEFAULT_MAX_PAGES;
+	struct engine *e = calloc(1, sizeof(*e));
 	int ret;
 
-	memset(e, 0, sizeof(*e));
+	*out = NULL;
+	if (!e) {
+		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
 	e->plan = p;
 	e->opts = *o;
 	e->ncpus = libbpf_num_possible_cpus();
 	if (e->ncpus <= 0) {
 		snprintf(err, errlen, "cannot count CPUs");
-		return -EINVAL;
+		ret = -EINVAL;
+		goto fail;
 	}
-	e->percpu = calloc(e->ncpus, sizeof(uint64_t));
-	e->skel = iomapdirty_bpf__open_opts(&core_opts);
-	if (!e->percpu || !e->skel) {
-		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(errno));
-		ret = -errno;
+	ret = engine_read_init(e);
+	if (!ret) {
+		e->skel = iomapdirty_bpf__open_opts(&core_opts);
+		ret = e->skel ? 0 : -errno;
+	}
+	if (ret) {
+		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(-ret));
 		goto fail;
 	}
 	set_rodata(e->skel, p, o);
@@ -331,6 +333,7 @@ int engine_open(struct engine *e, const struct plan *p,
 			goto fail;
 	}
 	e->start_ns = mono_ns();
+	*out = e;
 	return 0;
 fail:
 	engine_close(e);
@@ -339,16 +342,13 @@ fail:
 
 void engine_close(struct engine *e)
 {
+	if (!e)
+		return;
 	for (int i = 0; i < e->nlinks; i++)
 		bpf_link__destroy(e->links[i]);
-	e->nlinks = 0;
 	iomapdirty_bpf__destroy(e->skel);
-	e->skel = NULL;
-	free(e->percpu);
-	e->percpu = NULL;
-	free(e->batch.keys);
-	free(e->batch.vals);
-	e->batch = (struct batch_buf){};
+	engine_read_free(e);
+	free(e);
 }
 
 int engine_summary(struct engine *e, struct snapshot *d)

@@ -2,18 +2,17 @@
 /*
  * The engine: loads the BPF object with the programs the plan chose,
  * attaches them, and reads snapshots. Every frontend goes through it.
+ * struct engine is opaque (its insides: live/engine_priv.h, the engine's
+ * own files only): callers hold the pointer engine_open() gives and ask
+ * it questions.
  */
 #ifndef IOMAPDIRTY_ENGINE_H
 #define IOMAPDIRTY_ENGINE_H
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "live/plan.h"
 #include "model/files.h"
 #include "model/snapshot.h"
-
-struct iomapdirty_bpf;
-struct bpf_link;
 
 struct engine_opts {
 	uint32_t dev;		/* kernel dev_t to watch, 0 for all */
@@ -29,28 +28,16 @@ struct engine_opts {
 	bool cgroup_sums;	/* exporter --collector.cgroup: sums per writer cgroup */
 };
 
-struct engine {
-	struct iomapdirty_bpf *skel;
-	const struct plan *plan;
-	struct engine_opts opts;
-	struct bpf_link *links[NR_HOOKS + 1];
-	int nlinks;
-	int ncpus;
-	uint64_t start_ns;
-	uint64_t *percpu;	/* scratch for per-CPU reads */
-	/* batch reads of the files map: keys, values */
-	struct batch_buf {
-		void *keys;
-		struct wa_stats *vals;
-		uint32_t cap;
-	} batch;
-	/* evictions from the LRU file maps so far (engine_read.c) */
-	uint64_t files_evicted, paths_evicted, cgroups_evicted;
-};
+struct engine;
+struct plan;
 
-/* Returns 0, or a negative errno with a message in err. */
-int engine_open(struct engine *e, const struct plan *p,
+/*
+ * A new engine in *out, 0; or a negative errno with a message in err, and
+ * *out NULL. It keeps p: the plan outlives it.
+ */
+int engine_open(struct engine **out, const struct plan *p,
 		const struct engine_opts *o, char *err, size_t errlen);
+/* Detaches, unloads and frees it; NULL is nothing to do. */
 void engine_close(struct engine *e);
 /*
  * Interval reports fold the sums of threads idle this long. In tracepoint
@@ -130,5 +117,15 @@ struct other_total {
 	uint64_t files;
 };
 void engine_other_writes(struct engine *e, struct other_total *t);
+
+/* A loaded BPF program's own cost, from the kernel (bpf_prog_info). */
+struct engine_prog_stats {
+	const char *name;	/* the program's: valid while the engine is open */
+	uint64_t run_time_ns;	/* these two: while kernel.bpf_stats_enabled is 1 */
+	uint64_t run_cnt;
+	uint64_t recursion_misses;	/* runs skipped: it was running on the CPU */
+};
+/* The first max loaded programs, in the BPF object's order: their count. */
+int engine_prog_stats(struct engine *e, struct engine_prog_stats *out, int max);
 
 #endif

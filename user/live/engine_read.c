@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Reading: counters, histograms and the per-file and per-filesystem maps
- * into snapshots; paths, violations, bio statistics. See engine.h.
+ * into snapshots; violations, bio statistics, the programs' own cost.
+ * See engine.h (paths and writers: engine_paths.c).
  */
 #include <errno.h>
 #include <sched.h>
@@ -9,27 +10,33 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include "lib/clock.h"
-#include "host/cgroup.h"
-#include "live/engine.h"
-#include "host/pathcheck.h"
-#include "output/safetext.h"
-#include "host/fsinfo.h"
+#include "live/engine_priv.h"
 #include "iomapdirty.skel.h"
+
+int engine_read_init(struct engine *e)
+{
+	e->rd.percpu = calloc(e->ncpus, sizeof(uint64_t));
+	return e->rd.percpu ? 0 : -ENOMEM;
+}
+
+void engine_read_free(struct engine *e)
+{
+	free(e->rd.percpu);
+	free(e->rd.batch.keys);
+	free(e->rd.batch.vals);
+	e->rd = (struct engine_reader){};
+}
 
 static int read_percpu_sum(struct engine *e, int fd, uint32_t key, uint64_t *sum)
 {
-	if (bpf_map_lookup_elem(fd, &key, e->percpu))
+	if (bpf_map_lookup_elem(fd, &key, e->rd.percpu))
 		return -errno;
 	*sum = 0;
 	for (int c = 0; c < e->ncpus; c++)
-		*sum += e->percpu[c];
+		*sum += e->rd.percpu[c];
 	return 0;
 }
 
@@ -129,7 +136,7 @@ static int read_stats_map(struct engine *e, struct bpf_map *map,
 			  size_t key_size, size_t entry_size, void **out, int *count)
 {
 	int fd = bpf_map__fd(map);
-	int ret = read_stats_map_batch(fd, &e->batch, bpf_map__max_entries(map),
+	int ret = read_stats_map_batch(fd, &e->rd.batch, bpf_map__max_entries(map),
 				       key_size, entry_size, out, count);
 
 	if (ret != -EOPNOTSUPP)
@@ -137,19 +144,44 @@ static int read_stats_map(struct engine *e, struct bpf_map *map,
 	return read_stats_map_each(fd, key_size, entry_size, out, count);
 }
 
+/* A program's info from the kernel; false when it is not loaded. */
+static bool prog_info(const struct bpf_program *prog, struct bpf_prog_info *info)
+{
+	__u32 len = sizeof(*info);
+	int fd = bpf_program__fd(prog);
+
+	memset(info, 0, len);
+	return fd >= 0 && !bpf_obj_get_info_by_fd(fd, info, &len);
+}
+
 /* Runs of every loaded program that recursion protection skipped. */
 static uint64_t recursion_misses(struct engine *e)
 {
 	struct bpf_program *prog;
+	struct bpf_prog_info info;
 	uint64_t n = 0;
 
-	bpf_object__for_each_program(prog, e->skel->obj) {
-		struct bpf_prog_info info = {};
-		__u32 len = sizeof(info);
-		int fd = bpf_program__fd(prog);
-
-		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+	bpf_object__for_each_program(prog, e->skel->obj)
+		if (prog_info(prog, &info))
 			n += info.recursion_misses;
+	return n;
+}
+
+int engine_prog_stats(struct engine *e, struct engine_prog_stats *out, int max)
+{
+	struct bpf_program *prog;
+	struct bpf_prog_info info;
+	int n = 0;
+
+	bpf_object__for_each_program(prog, e->skel->obj) {
+		if (n >= max || !prog_info(prog, &info))
+			continue;	/* not loaded: another kernel's variant */
+		out[n++] = (struct engine_prog_stats){
+			.name = bpf_program__name(prog),
+			.run_time_ns = info.run_time_ns,
+			.run_cnt = info.run_cnt,
+			.recursion_misses = info.recursion_misses,
+		};
 	}
 	return n;
 }
@@ -284,16 +316,16 @@ static void count_evictions(struct engine *e, struct snapshot *s)
 
 	if (made_cg)
 		live_cg = map_live_entries(bpf_map__fd(e->skel->maps.cgroup_sums));
-	if (made_cg > live_cg && made_cg - live_cg > e->cgroups_evicted)
-		e->cgroups_evicted = made_cg - live_cg;
-	s->counters[CNT_CGROUPS_EVICTED] = e->cgroups_evicted;
+	if (made_cg > live_cg && made_cg - live_cg > e->rd.cgroups_evicted)
+		e->rd.cgroups_evicted = made_cg - live_cg;
+	s->counters[CNT_CGROUPS_EVICTED] = e->rd.cgroups_evicted;
 
-	if (made > (uint64_t)s->nfiles && made - s->nfiles > e->files_evicted)
-		e->files_evicted = made - s->nfiles;
-	if (made_paths > live_paths && made_paths - live_paths > e->paths_evicted)
-		e->paths_evicted = made_paths - live_paths;
-	s->counters[CNT_FILES_EVICTED] = e->files_evicted;
-	s->counters[CNT_PATHS_EVICTED] = e->paths_evicted;
+	if (made > (uint64_t)s->nfiles && made - s->nfiles > e->rd.files_evicted)
+		e->rd.files_evicted = made - s->nfiles;
+	if (made_paths > live_paths && made_paths - live_paths > e->rd.paths_evicted)
+		e->rd.paths_evicted = made_paths - live_paths;
+	s->counters[CNT_FILES_EVICTED] = e->rd.files_evicted;
+	s->counters[CNT_PATHS_EVICTED] = e->rd.paths_evicted;
 }
 
 static int map_walk(struct bpf_map *map, void *out, size_t entry_size, size_t val_off,
@@ -330,92 +362,6 @@ int engine_snapshot(struct engine *e, struct snapshot *s)
 				 sizeof(s->unwatched[0]),
 				 offsetof(struct unwatched_entry, u), UNWATCHED_MAX);
 	return 0;
-}
-
-/*
- * Files whose path check did not answer in time (pathcheck.h): not asked
- * again, so one hung mount costs one deadline, not one per refresh.
- */
-#define HUNG_MAX	64
-static struct file_key hung[HUNG_MAX];
-static int nhung;
-
-static bool path_hung(const struct file_key *key)
-{
-	for (int i = 0; i < nhung; i++)
-		if (hung[i].dev == key->dev && hung[i].ino == key->ino)
-			return true;
-	return false;
-}
-
-/*
- * BPF keeps PATH_COMPONENT_LEN - 1 bytes of a name: one that long may have
- * been cut (64-character container IDs are). A cut can split a UTF-8
- * character; the partial character is dropped.
- */
-static bool component_cut(char *comp)
-{
-	comp[PATH_COMPONENT_LEN - 1] = '\0';
-	if (strlen(comp) < PATH_COMPONENT_LEN - 1)
-		return false;
-	utf8_trim_partial(comp);
-	return true;
-}
-
-enum path_state engine_file_path(struct engine *e, const struct file_key *key,
-				 char *buf, size_t len)
-{
-	struct file_path fp;
-	struct fsinfo fi = {};
-	struct stat st;
-	bool cut = false;
-	size_t n = 0;
-
-	if (bpf_map_lookup_elem(bpf_map__fd(e->skel->maps.paths), key, &fp) ||
-	    !fp.depth) {
-		snprintf(buf, len, "[ino %llu]", (unsigned long long)key->ino);
-		return PATH_UNKNOWN;
-	}
-	buf[0] = '\0';
-	fsinfo_lookup_dev(key->dev, &fi);
-	if (fp.truncated)
-		n = snprintf(buf, len, "...");
-	else if (strcmp(fi.mount, "/"))
-		n = snprintf(buf, len, "%s", fi.mount);
-	/* components run from the file up: join them in reverse */
-	for (int i = (int)fp.depth - 1; i >= 0 && n < len; i--) {
-		cut |= component_cut(fp.comp[i]);
-		n += snprintf(buf + n, len - n, "/%s", fp.comp[i]);
-	}
-	/* the link count of the last writeback; at first sight otherwise */
-	{
-		struct wa_stats st;
-
-		if (!bpf_map_lookup_elem(bpf_map__fd(e->skel->maps.files), key, &st))
-			fp.nlink = st.nlink;
-	}
-	if (fp.nlink == 0)
-		return PATH_DELETED;
-	if (fp.truncated)
-		return PATH_TRUNCATED;
-	if (!fi.mount[0])
-		return PATH_MOVED;
-	if (path_hung(key))
-		return PATH_UNCHECKED;
-	/* the path is a user's: never stat() it on the refresh thread */
-	if (pathcheck_lstat(buf, &st, PATHCHECK_TIMEOUT_MS)) {
-		if (errno == ETIMEDOUT) {
-			if (nhung < HUNG_MAX)
-				hung[nhung++] = *key;
-			return PATH_UNCHECKED;
-		}
-		return cut ? PATH_TRUNCATED : PATH_MOVED;
-	}
-	if (kdev_make(major(st.st_dev), minor(st.st_dev)) == key->dev &&
-	    st.st_ino == key->ino)
-		return PATH_OK;
-	/* a cut name may name another file, or none: not a move */
-	return cut ? PATH_TRUNCATED : PATH_MOVED;
 }
 
 static int violation_cmp(const void *a, const void *b)
@@ -499,21 +445,6 @@ int engine_pending_still(struct engine *e, struct pending_entry *p, int n)
 	return kept;
 }
 
-bool engine_file_writer(struct engine *e, const struct file_key *key, struct writer_info *wi)
-{
-	struct file_writer fw;
-
-	memset(wi, 0, sizeof(*wi));
-	if (bpf_map_lookup_elem(bpf_map__fd(e->skel->maps.file_writers), key, &fw))
-		return false;
-	wi->cgroup_id = fw.cgroup_id;
-	wi->cgroup_known = cgroup_path_of(fw.cgroup_id, wi->cgroup, sizeof(wi->cgroup));
-	cgroup_names_parse(wi->cgroup_known ? wi->cgroup : "", &wi->names);
-	memcpy(wi->comm, fw.comm, sizeof(fw.comm));
-	wi->several = fw.several;
-	return true;
-}
-
 int engine_cgroup_sums(struct engine *e, struct cgroup_entry **out, int *n)
 {
 	void *arr = NULL;
@@ -563,19 +494,4 @@ int engine_unwritten(struct engine *e, struct unwritten_entry *out, int max)
 		return -errno;
 	return map_walk(e->skel->maps.unwritten, out, sizeof(*out),
 			offsetof(struct unwritten_entry, u), max);
-}
-
-static enum path_state lookup_path(void *ctx, const struct file_key *key, char *buf, size_t len)
-{
-	return engine_file_path(ctx, key, buf, len);
-}
-
-static bool lookup_writer(void *ctx, const struct file_key *key, struct writer_info *wi)
-{
-	return engine_file_writer(ctx, key, wi);
-}
-
-struct file_lookup engine_file_lookup(struct engine *e)
-{
-	return (struct file_lookup){ .path = lookup_path, .writer = lookup_writer, .ctx = e };
 }

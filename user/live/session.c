@@ -299,11 +299,10 @@ int session_start(struct session *s, const struct session_opts *o)
 			return EXIT_USAGE;
 		return ret == -EPERM ? EXIT_PRIVILEGE : EXIT_RUNTIME;
 	}
-	s->engine_open = true;
 	s->report = (struct report_ctx){
 		.plan = &s->plan,
 		.target_dev = s->fs.dev,
-		.max_pages = engine_max_pages(&s->engine),
+		.max_pages = engine_max_pages(s->engine),
 	};
 	return EXIT_OK;
 }
@@ -318,9 +317,8 @@ void session_drop_caps(uint64_t keep)
 
 void session_stop(struct session *s)
 {
-	if (s->engine_open)
-		engine_close(&s->engine);
-	s->engine_open = false;
+	engine_close(s->engine);
+	s->engine = NULL;
 	if (s->lock_fd >= 0)
 		close(s->lock_fd);	/* releases the flock */
 	s->lock_fd = -1;

@@ -39,8 +39,7 @@ struct session {
 	struct kfacts facts;
 	struct plan plan;
 	struct fsinfo fs;	/* valid when fs.dev != 0 */
-	struct engine engine;
-	bool engine_open;
+	struct engine *engine;	/* attached; NULL before and after */
 	struct report_ctx report;	/* what the reports say of the plan and target */
 	int lock_fd;
 };
