@@ -83,11 +83,6 @@ int fsinfo_set_rootfs(const char *dir, char *err, size_t len)
 	return 0;
 }
 
-void kdev_name(uint32_t dev, char *buf, size_t len)
-{
-	snprintf(buf, len, "%u:%u", kdev_major(dev), kdev_minor(dev));
-}
-
 /* Filesystems whose buffered writes go through iomap's writeback. */
 static bool fstype_is_iomap(const char *fstype)
 {

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Filesystems: from a path or MAJ:MIN to device, type, block size, mount. */
+/*
+ * Filesystems: from a path or MAJ:MIN to device, type, block size, mount
+ * (struct fsinfo, model/fs.h), read from the mount table.
+ */
 #ifndef IOMAPDIRTY_FSINFO_H
 #define IOMAPDIRTY_FSINFO_H
 
@@ -7,24 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/stat.h>
-
-struct fsinfo {
-	uint32_t dev;		/* kernel dev_t */
-	char fstype[32];
-	char mount[4096];
-	uint64_t block_bytes;	/* 0 when unknown */
-	bool iomap;		/* uses iomap buffered writeback */
-};
-
-/* Kernel dev_t encoding, as in the kernel's MKDEV(). */
-static inline uint32_t kdev_make(unsigned int major, unsigned int minor)
-{
-	return (major << 20) | minor;
-}
-static inline unsigned int kdev_major(uint32_t dev) { return dev >> 20; }
-static inline unsigned int kdev_minor(uint32_t dev) { return dev & 0xfffff; }
-/* "MAJ:MIN", as /proc/self/mountinfo and the reports write it. */
-void kdev_name(uint32_t dev, char *buf, size_t len);
+#include "model/fs.h"
 
 /*
  * 0, or a negative errno with a message in err: -EINVAL for a MAJ:MIN that

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* verify's report, in text and in JSON: see report.h. */
 #include <inttypes.h>
-#include "host/fsinfo.h"
+#include "model/fs.h"
 #include "live/plan_measures.h"
 #include "output/json.h"
 #include "output/report.h"
