@@ -28,6 +28,19 @@ static bool fake_fs(uint32_t dev, struct fsinfo *fi)
 	return true;
 }
 
+#define CTR_ID "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+static bool fake_cgroup_path(uint64_t id, char *buf, size_t len)
+{
+	if (id != 5)
+		return false;	/* 6: removed since */
+	snprintf(buf, len, "/system.slice/docker-" CTR_ID ".scope");
+	return true;
+}
+
+/* what the host would say of the device and the cgroups the snapshots name */
+static const struct host_lookup fake_host = { .fs = fake_fs, .cgroup_path = fake_cgroup_path };
+
 static bool has_line(const char *text, const char *line)
 {
 	size_t n = strlen(line);
@@ -62,7 +75,7 @@ static void render_fixture(void)
 	struct fs_entry fs = { .dev = (7u << 20) | 3 };
 	struct plan plan = { .family = 'b', .family_desc = "test", .bitmap = BITMAP_NONE };
 	struct snapshot s = { .fs = &fs, .nfs = 1 };
-	struct prom_ctx c = { .plan = &plan, .fs_lookup = fake_fs, .version = "9.9" };
+	struct prom_ctx c = { .plan = &plan, .host = &fake_host, .version = "9.9" };
 	struct textbuf tb;
 	const char *lbl = "{dev=\"7:3\",mountpoint=\"/mnt/a\\\"b\\\\c\",fstype=\"xfs\"}";
 	char line[512];
@@ -136,7 +149,7 @@ static void every_field_exported(void)
 	struct fs_entry fs = { .dev = 7u << 20 };
 	struct plan plan = { .family = 'd', .family_desc = "x", .bitmap = BITMAP_IFS };
 	struct snapshot s = { .fs = &fs, .nfs = 1 };
-	struct prom_ctx c = { .plan = &plan, .fs_lookup = fake_fs };
+	struct prom_ctx c = { .plan = &plan, .host = &fake_host };
 	struct textbuf tb;
 
 	plan.hooks[HOOK_WHOLE_DIRTY].chosen = true;
@@ -193,7 +206,7 @@ static void always_on_level(void)
 	struct plan plan = { .family = 'd', .family_desc = "x", .bitmap = BITMAP_IFS,
 			     .accounting = ACCOUNTING_ALWAYS_ON };
 	struct snapshot s = { .fs = &fs, .nfs = 1 };
-	struct prom_ctx c = { .plan = &plan, .fs_lookup = fake_fs };
+	struct prom_ctx c = { .plan = &plan, .host = &fake_host };
 	struct textbuf tb;
 
 	textbuf_init(&tb, 1 << 20);
@@ -232,7 +245,7 @@ static void top_files_window(void)
 	struct plan plan = { .family = 'd', .family_desc = "test", .bitmap = BITMAP_NONE };
 	struct file_entry f[4] = {};
 	struct snapshot s = { .fs = &fs, .nfs = 1, .files = f, .nfiles = 4 };
-	struct prom_ctx c = { .plan = &plan, .fs_lookup = fake_fs, .top_files = 1,
+	struct prom_ctx c = { .plan = &plan, .host = &fake_host, .top_files = 1,
 			      .scrape_start_ns = 1000000000ull };
 	struct textbuf tb;
 	int idx[4];
@@ -268,16 +281,6 @@ static void top_files_window(void)
 	prom_files_reset();
 }
 
-#define CTR_ID "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
-
-static bool fake_cgroup_path(uint64_t id, char *buf, size_t len)
-{
-	if (id != 5)
-		return false;	/* 6: removed since */
-	snprintf(buf, len, "/system.slice/docker-" CTR_ID ".scope");
-	return true;
-}
-
 /*
  * --collector.cgroup: cgroups 5, 6 and 0 (no writer known) submitted 3000,
  * 500 and 100 bytes; with a bound of 2, 5 and 6 get series, the rest of
@@ -297,8 +300,8 @@ static void per_cgroup_series(void)
 		{ .id = 5, .s = { .app_bytes = 600, .submitted_bytes = 3000 } },
 	};
 	struct snapshot s = { .fs = &fs, .nfs = 1 };
-	struct prom_ctx c = { .plan = &plan, .fs_lookup = fake_fs, .cgroups = cg, .ncgroups = 3,
-			      .cgroup_top = 2, .cgroup_path = fake_cgroup_path };
+	struct prom_ctx c = { .plan = &plan, .host = &fake_host, .cgroups = cg, .ncgroups = 3,
+			      .cgroup_top = 2 };
 	struct textbuf tb;
 
 	textbuf_init(&tb, 1 << 20);

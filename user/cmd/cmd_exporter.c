@@ -34,6 +34,7 @@
 #include "exporter/exporter_http.h"
 #include "exporter/exporter_privsep.h"
 #include "exporter/exporter_progstats.h"
+#include "host/names.h"
 #include "lib/log.h"
 #include "output/prom.h"
 #include "lib/version.h"
@@ -356,6 +357,7 @@ static void fill_prom_ctx(struct exporter *x)
 		.httpd_version = http_version(),
 		.kernel_release = x->kernel_release,
 		.max_pages = engine_max_pages(x->s->engine),
+		.host = &host_names,
 		.attach_unix_seconds = now.tv_sec + now.tv_nsec / 1e9,
 		.block_layer = x->s->plan.hooks[HOOK_BIO].chosen && x->a->so.verify,
 		.top_files = x->a->top_files,

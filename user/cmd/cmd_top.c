@@ -198,10 +198,11 @@ static int run_batch(struct top *t)
 		}
 		if (a->json) {
 			top_print_json(stdout, "top", t->sm.n, a->sampling.interval, &t->v,
-				       t->sort, t->reverse, &t->s->plan);
+				       t->sort, t->reverse, &t->s->plan, t->s->report.host);
 		} else {
 			snprintf(title, sizeof(title), "interval %llu", t->sm.n);
-			top_print_text(stdout, title, &t->v, t->sort, t->reverse);
+			top_print_text(stdout, title, &t->v, t->sort, t->reverse,
+				       t->s->report.host);
 		}
 		if (report_flush(stdout)) {
 			ret = EXIT_RUNTIME;	/* nobody can read us: stop */
@@ -222,9 +223,10 @@ static int run_batch(struct top *t)
 	}
 	if (a->json)
 		top_print_json(stdout, "summary", 0, a->sampling.interval, &sum,
-			       t->sort, t->reverse, &t->s->plan);
+			       t->sort, t->reverse, &t->s->plan, t->s->report.host);
 	else
-		top_print_text(stdout, "summary", &sum, t->sort, t->reverse);
+		top_print_text(stdout, "summary", &sum, t->sort, t->reverse,
+			       t->s->report.host);
 	top_view_free(&sum);
 	return report_flush(stdout) ? EXIT_RUNTIME : ret;
 }
@@ -334,7 +336,8 @@ static void draw(struct top *t, const char *header, int *scroll)
 		put_line(&y, 0, line);
 	/* filesystems written that no figure counts, since attach */
 	for (int i = 0; i < t->sm.cur.nunwatched; i++) {
-		unwatched_fmt(&t->sm.cur.unwatched[i], line, sizeof(line));
+		unwatched_fmt(&t->sm.cur.unwatched[i], t->s->report.host, line,
+			      sizeof(line));
 		put_wrapped(&y, line, 2);
 	}
 	if (v->valid && !v->cumulative)

@@ -14,6 +14,7 @@
 #include "output/report.h"
 #include "host/caps.h"
 #include "host/cgroup.h"
+#include "host/names.h"
 #include "live/session.h"
 
 volatile sig_atomic_t session_exiting;
@@ -303,6 +304,7 @@ int session_start(struct session *s, const struct session_opts *o)
 		.plan = &s->plan,
 		.target_dev = s->fs.dev,
 		.max_pages = engine_max_pages(s->engine),
+		.host = &host_names,
 	};
 	return EXIT_OK;
 }

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What a file's key names: its path and whether that still holds, and
- * its first writer. The engine answers these (live/engine_read.c, from
- * the BPF maps and lstat()); renderers ask through a struct file_lookup
- * and so never touch BPF or the file system (tests/build/layering.sh).
+ * its first writer. The engine answers these (live/engine_paths.c, from
+ * the BPF maps and lstat()); renderers ask through a struct file_lookup.
+ * What a device or a cgroup id names (mount point, type; the cgroup's
+ * path) the host answers (host/names.h); renderers ask through a struct
+ * host_lookup. So they never touch BPF, the file system or the mount
+ * table (tests/build/layering.sh).
  */
 #ifndef IOMAPDIRTY_FILES_H
 #define IOMAPDIRTY_FILES_H
@@ -13,6 +16,7 @@
 #include <stdint.h>
 #include "iomapdirty.h"
 #include "model/cgroup_names.h"
+#include "model/fs.h"
 
 /* Where a file is: "MOUNT/dir/name", and whether that still holds. */
 enum path_state {
@@ -37,6 +41,14 @@ struct file_lookup {
 	/* false if no writer of the file is known */
 	bool (*writer)(void *ctx, const struct file_key *key, struct writer_info *wi);
 	void *ctx;
+};
+
+/* The questions a renderer may ask about a device or a cgroup it shows. */
+struct host_lookup {
+	/* fills fi from the mount table; false if dev is not mounted */
+	bool (*fs)(uint32_t dev, struct fsinfo *fi);
+	/* the path of the cgroup with this id, relative to the v2 root; false if not known */
+	bool (*cgroup_path)(uint64_t id, char *buf, size_t len);
 };
 
 #endif

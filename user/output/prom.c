@@ -180,7 +180,7 @@ static char **fs_labels(const struct snapshot *s, const struct prom_ctx *c)
 		struct textbuf tb;
 		char dev[32];
 
-		(c->fs_lookup ? c->fs_lookup : fsinfo_lookup_dev)(s->fs[i].dev, &fi);
+		c->host->fs(s->fs[i].dev, &fi);
 		kdev_name(s->fs[i].dev, dev, sizeof(dev));
 		textbuf_init(&tb, 4096);
 		prom_label(&tb, true, "dev", dev);

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "model/accounting.h"
-#include "host/fsinfo.h"
+#include "model/files.h"
 #include "live/plan.h"
 #include "model/snapshot.h"
 
@@ -44,8 +44,8 @@ struct prom_ctx {
 	uint64_t scrape_start_ns;	/* CLOCK_MONOTONIC: the duration's start */
 	bool block_layer;		/* the block_bio hook is attached */
 	int top_files;			/* per-file series for the top N, 0: none */
-	/* filesystem labels; NULL: fsinfo_lookup_dev() */
-	bool (*fs_lookup)(uint32_t dev, struct fsinfo *fi);
+	/* filesystems' mountpoint and fstype labels, cgroups' paths */
+	const struct host_lookup *host;
 	/* a file's path for the top-N view; NULL: "[ino N]" */
 	void (*file_path)(void *data, const struct file_key *key, char *buf, size_t len);
 	void *file_path_data;
@@ -56,8 +56,6 @@ struct prom_ctx {
 	const struct cgroup_entry *cgroups;
 	int ncgroups;
 	int cgroup_top;
-	/* a cgroup's path under the v2 root; NULL: cgroup_path_of() */
-	bool (*cgroup_path)(uint64_t id, char *buf, size_t len);
 };
 
 /* Renders s (cumulative since attach); false if the buffer failed. */

@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "host/cgroup.h"
 #include "live/plan_measures.h"
 #include "model/cgroup_names.h"
 #include "output/prom.h"
@@ -59,7 +58,7 @@ static char *cgroup_labels(const struct cgroup_entry *e, const struct prom_ctx *
 
 	if (!e->id)
 		snprintf(path, sizeof(path), "unknown");
-	else if (!(c->cgroup_path ? c->cgroup_path : cgroup_path_of)(e->id, path, sizeof(path)))
+	else if (!c->host->cgroup_path(e->id, path, sizeof(path)))
 		path[0] = '\0';		/* removed since, or outside the v2 mount seen */
 	cgroup_names_parse(path[0] == '/' ? path : "", &n);
 	snprintf(id, sizeof(id), "%" PRIu64, e->id);

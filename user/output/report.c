@@ -7,7 +7,6 @@
 #include "live/plan_measures.h"
 #include "model/ratios.h"
 #include "buckets.h"
-#include "host/fsinfo.h"
 #include "output/json.h"
 #include "output/report.h"
 #include "output/safetext.h"
@@ -152,7 +151,7 @@ void report_header_text(FILE *out, const struct report_ctx *rc)
 		struct fsinfo fi = {};
 		char mnt[4 * sizeof(fi.mount)];
 
-		fsinfo_lookup_dev(rc->target_dev, &fi);
+		rc->host->fs(rc->target_dev, &fi);
 		text_sanitize(fi.mount, mnt, sizeof(mnt));
 		fprintf(out, "filesystem: %u:%u %s on %s, block size ",
 			kdev_major(rc->target_dev), kdev_minor(rc->target_dev),
@@ -213,13 +212,13 @@ void report_text(FILE *out, const char *title, const struct snapshot *d,
 		struct fsinfo fi = {};
 		char mnt[4 * sizeof(fi.mount)];
 
-		fsinfo_lookup_dev(d->fs[i].dev, &fi);
+		rc->host->fs(d->fs[i].dev, &fi);
 		text_sanitize(fi.mount, mnt, sizeof(mnt));
 		fprintf(out, " filesystem %u:%u %s %s\n", kdev_major(d->fs[i].dev),
 			kdev_minor(d->fs[i].dev), fi.fstype, mnt);
 		stats_text(out, &d->fs[i].s, rc->plan);
 	}
-	unwatched_text(out, d, rc->plan);
+	unwatched_text(out, d, rc->host, rc->plan);
 	for (int h = 0; h < NR_HISTS; h++) {
 		if (measures_hist(&m, h))
 			hist_print_text(out, h, d->hists[h]);
@@ -380,7 +379,7 @@ void report_json(FILE *out, const char *type, int interval, const struct snapsho
 	for (int i = 0; i < d->nfs; i++) {
 		struct fsinfo fi = {};
 
-		fsinfo_lookup_dev(d->fs[i].dev, &fi);
+		rc->host->fs(d->fs[i].dev, &fi);
 		json_object_begin(&j);
 		kdev_name(d->fs[i].dev, dev, sizeof(dev));
 		json_kv_string(&j, "dev", dev);
@@ -391,7 +390,7 @@ void report_json(FILE *out, const char *type, int interval, const struct snapsho
 		json_object_end(&j);
 	}
 	json_array_end(&j);
-	unwatched_json(&j, d, rc->plan);
+	unwatched_json(&j, d, rc->host, rc->plan);
 
 	json_key(&j, "files");
 	json_array_begin(&j);

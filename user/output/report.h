@@ -37,6 +37,7 @@ struct report_ctx {
 	uint32_t target_dev;	/* 0: all */
 	uint32_t max_pages;
 	const struct file_lookup *files;	/* JSON: files[] get path, path_state, writer */
+	const struct host_lookup *host;		/* filesystems' mount points and types */
 	/* JSON: adds members to the document before it closes (run's host) */
 	void (*extra_json)(struct json *j, const void *arg);
 	const void *extra_arg;

@@ -451,7 +451,7 @@ const char *top_order_name(enum top_col sort, bool reverse)
 
 void top_print_json(FILE *out, const char *type, unsigned long long n,
 		    double interval, const struct top_view *v, enum top_col sort,
-		    bool reverse, const struct plan *p)
+		    bool reverse, const struct plan *p, const struct host_lookup *host)
 {
 	struct json j;
 	char dev[32];
@@ -493,7 +493,7 @@ void top_print_json(FILE *out, const char *type, unsigned long long n,
 	json_array_end(&j);
 	if (v->group_by)
 		top_groups_json(&j, v->group_by, v->groups, v->ngroups, p);
-	unwatched_json(&j, &v->d, p);
+	unwatched_json(&j, &v->d, host, p);
 	report_losses_json(&j, &v->d);
 	json_kv_u64(&j, "lost", snapshot_losses(&v->d));
 	json_object_end(&j);
@@ -501,7 +501,7 @@ void top_print_json(FILE *out, const char *type, unsigned long long n,
 }
 
 void top_print_text(FILE *out, const char *title, const struct top_view *v,
-		    enum top_col sort, bool reverse)
+		    enum top_col sort, bool reverse, const struct host_lookup *host)
 {
 	struct top_layout l;
 	char line[TOP_PATH_LEN + 512];
@@ -517,7 +517,7 @@ void top_print_text(FILE *out, const char *title, const struct top_view *v,
 	top_fmt_evicted(&v->d, line, sizeof(line));
 	if (line[0])
 		fprintf(out, "%s\n", line);
-	unwatched_text(out, &v->d, NULL);
+	unwatched_text(out, &v->d, host, NULL);
 	top_layout_fit(&l, v->rows, v->nrows, false);
 	top_fmt_line(&l, NULL, line, sizeof(line));
 	fprintf(out, "%s\n", line);

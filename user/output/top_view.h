@@ -17,7 +17,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "model/files.h"
-#include "host/fsinfo.h"
 #include "model/snapshot.h"
 
 enum top_col {
@@ -165,11 +164,14 @@ void top_view_free(struct top_view *v);
 /* "asc" or "desc": the column's natural order, or reversed. */
 const char *top_order_name(enum top_col sort, bool reverse);
 
-/* Batch mode: a titled text table, or one JSON line (schema iomapdirty/1). */
+/*
+ * Batch mode: a titled text table, or one JSON line (schema iomapdirty/1).
+ * host names the filesystems not watched.
+ */
 void top_print_text(FILE *out, const char *title, const struct top_view *v,
-		    enum top_col sort, bool reverse);
+		    enum top_col sort, bool reverse, const struct host_lookup *host);
 void top_print_json(FILE *out, const char *type, unsigned long long n,
 		    double interval, const struct top_view *v, enum top_col sort,
-		    bool reverse, const struct plan *p);
+		    bool reverse, const struct plan *p, const struct host_lookup *host);
 
 #endif

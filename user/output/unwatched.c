@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Filesystems not watched, named and explained: see unwatched.h. */
 #include <inttypes.h>
-#include "host/fsinfo.h"
 #include "output/json.h"
 #include "output/safetext.h"
 #include "output/unwatched.h"
@@ -46,11 +45,11 @@ static bool counted(const struct plan *p)
  * The name mountinfo gives (ext2 and ext3 share ext4's magic); for the
  * block device's page cache, the filesystem mounted from it, if any.
  */
-static void describe(const struct unwatched_entry *e, char *type, size_t tlen,
-		     char *mnt, size_t mlen)
+static void describe(const struct unwatched_entry *e, const struct host_lookup *host,
+		     char *type, size_t tlen, char *mnt, size_t mlen)
 {
 	struct fsinfo fi = {};
-	bool found = fsinfo_lookup_dev(e->key.dev, &fi);
+	bool found = host->fs(e->key.dev, &fi);
 
 	if (e->key.kind == FS_KIND_BDEV || !found || !fi.fstype[0])
 		snprintf(type, tlen, "%s", fs_kind_name(e->key.kind));
@@ -62,11 +61,12 @@ static void describe(const struct unwatched_entry *e, char *type, size_t tlen,
 		snprintf(mnt, mlen, "(not mounted)");
 }
 
-void unwatched_fmt(const struct unwatched_entry *e, char *buf, size_t len)
+void unwatched_fmt(const struct unwatched_entry *e, const struct host_lookup *host,
+		   char *buf, size_t len)
 {
 	char type[64], mnt[4 * 4096];
 
-	describe(e, type, sizeof(type), mnt, sizeof(mnt));
+	describe(e, host, type, sizeof(type), mnt, sizeof(mnt));
 	snprintf(buf, len, "NOT WATCHED %u:%u %s %s%s: %" PRIu64 " folios (%" PRIu64
 		 " B) dirtied, in no figure: %s", kdev_major(e->key.dev),
 		 kdev_minor(e->key.dev), type,
@@ -75,7 +75,8 @@ void unwatched_fmt(const struct unwatched_entry *e, char *buf, size_t len)
 		 fs_kind_why(e->key.kind));
 }
 
-void unwatched_text(FILE *out, const struct snapshot *d, const struct plan *p)
+void unwatched_text(FILE *out, const struct snapshot *d, const struct host_lookup *host,
+		    const struct plan *p)
 {
 	char line[8 * 4096];
 
@@ -85,12 +86,13 @@ void unwatched_text(FILE *out, const struct snapshot *d, const struct plan *p)
 		return;
 	}
 	for (int i = 0; i < d->nunwatched; i++) {
-		unwatched_fmt(&d->unwatched[i], line, sizeof(line));
+		unwatched_fmt(&d->unwatched[i], host, line, sizeof(line));
 		fprintf(out, "  %s\n", line);
 	}
 }
 
-void unwatched_json(struct json *j, const struct snapshot *d, const struct plan *p)
+void unwatched_json(struct json *j, const struct snapshot *d, const struct host_lookup *host,
+		    const struct plan *p)
 {
 	char dev[32];
 
@@ -103,7 +105,7 @@ void unwatched_json(struct json *j, const struct snapshot *d, const struct plan 
 	for (int i = 0; i < d->nunwatched; i++) {
 		const struct unwatched_entry *e = &d->unwatched[i];
 		struct fsinfo fi = {};
-		bool found = fsinfo_lookup_dev(e->key.dev, &fi);
+		bool found = host->fs(e->key.dev, &fi);
 
 		json_object_begin(j);
 		kdev_name(e->key.dev, dev, sizeof(dev));

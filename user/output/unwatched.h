@@ -10,15 +10,25 @@
 
 #include <stdio.h>
 #include "live/plan.h"
+#include "model/files.h"
 #include "model/snapshot.h"
 
 struct json;
 
-/* One line "NOT WATCHED 7:1 ext4 on /mnt: N folios (B) dirtied, ...: why" */
-void unwatched_fmt(const struct unwatched_entry *e, char *buf, size_t len);
-/* p NULL: the caller knows they are counted. Lines "not watched: ..." (nothing when d has none and p counts them). */
-void unwatched_text(FILE *out, const struct snapshot *d, const struct plan *p);
+/*
+ * One line "NOT WATCHED 7:1 ext4 on /mnt: N folios (B) dirtied, ...: why";
+ * the type and mount point as host->fs gives them.
+ */
+void unwatched_fmt(const struct unwatched_entry *e, const struct host_lookup *host,
+		   char *buf, size_t len);
+/*
+ * Lines "not watched: ..." (nothing when d has none and p counts them).
+ * p NULL: the caller knows they are counted.
+ */
+void unwatched_text(FILE *out, const struct snapshot *d, const struct host_lookup *host,
+		    const struct plan *p);
 /* "unwatched_filesystems": [...], or null when p does not count them. */
-void unwatched_json(struct json *j, const struct snapshot *d, const struct plan *p);
+void unwatched_json(struct json *j, const struct snapshot *d, const struct host_lookup *host,
+		    const struct plan *p);
 
 #endif
