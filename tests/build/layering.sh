@@ -10,7 +10,10 @@
 #   runs/    run files read back           the sampler, the BPF skeleton
 #                                          or a libbpf header: renderers
 #                                          get file paths through a
-#                                          struct file_lookup
+#                                          struct file_lookup; and never
+#                                          host/: mount points, types and
+#                                          cgroup paths come through a
+#                                          struct host_lookup
 #   live/, exporter/, cmd/               anything
 #
 # The engine is opaque: its insides (live/engine_priv.h, struct engine)
@@ -37,6 +40,8 @@ declare -A ALLOWED=(
 )
 # what a renderer must never reach, as paths the compiler names
 RENDERER_BANNED='user/live/engine\.h|user/live/session\.h|user/live/sampler\.h|iomapdirty\.skel\.h|/bpf/(libbpf|bpf)\.h'
+# what a renderer must not reach either: the host (mount table, cgroup tree)
+HOST_HEADER='(^|/)user/host/[^ ]*\.h'
 
 # the engine's insides, and the files that may reach them
 ENGINE_PRIVATE='user/live/engine_priv\.h'
@@ -88,6 +93,16 @@ for f in user/*/*.c user/*/*.h; do
 		fi
 		;;
 	esac
+	case $dir in
+	output | runs)
+		banned=$(tr ' ' '\n' <<<"$deps" | grep -E "$HOST_HEADER" | sort -u | tr '\n' ' ')
+		if [ -n "$banned" ]; then
+			bad "layering.$f: reaches $banned(renderers ask the caller's struct host_lookup)"
+		else
+			ok "layering.$f: no host/ header"
+		fi
+		;;
+	esac
 	if engine_own "$f"; then
 		:
 	elif reaches_engine_private "$f" "$deps"; then
@@ -126,6 +141,21 @@ if (cd "$probe" && "$CC" -M -I"$top/.output" -I"$top/include" -I"$top/user" \
 	ok "layering.self_check: an output file that includes live/engine.h is seen"
 else
 	bad "layering.self_check: an output file that includes live/engine.h is not seen"
+fi
+# and one that includes a host/ header
+printf '#include "host/fsinfo.h"\n' >"$probe/user/output/probe_host.c"
+if (cd "$probe" && "$CC" -M -I"$top/.output" -I"$top/include" -I"$top/user" \
+	user/output/probe_host.c 2>/dev/null) | tr -d '\\\n' | tr ' ' '\n' | grep -qE "$HOST_HEADER"; then
+	ok "layering.self_check_host: an output file that includes host/fsinfo.h is seen"
+else
+	bad "layering.self_check_host: an output file that includes host/fsinfo.h is not seen"
+fi
+# the pattern matches the compiler's name for a host header in the real tree
+if tr ' ' '\n' <<<"$(closure user/host/names.c)" | grep -qE "$HOST_HEADER"; then
+	ok "layering.self_check_host_name: host/names.c's closure names its host/ headers"
+else
+	bad "layering.self_check_host_name: host/names.c's closure names no host/ header" \
+		"(renamed? the rule sees nothing)"
 fi
 # and a command that includes the engine's insides; the pattern is shown
 # to match the compiler's name for the header, on the engine's own file
