@@ -57,6 +57,17 @@ closure() {	# file
 		tr -d '\\\n' | sed 's/^[^:]*://'
 }
 
+# check_banned FILE DEPS PATTERN OK_TEXT WHY: PASS if no header of DEPS matches
+check_banned() {
+	local banned
+	banned=$(tr ' ' '\n' <<<"$2" | grep -E "$3" | sort -u | tr '\n' ' ')
+	if [ -n "$banned" ]; then
+		bad "layering.$1: reaches $banned($5)"
+	else
+		ok "layering.$1: $4"
+	fi
+}
+
 for f in user/*/*.c user/*/*.h; do
 	dir=${f#user/}
 	dir=${dir%%/*}
@@ -85,22 +96,15 @@ for f in user/*/*.c user/*/*.h; do
 	fi
 	case $dir in
 	output | runs | model | host | lib)
-		banned=$(tr ' ' '\n' <<<"$deps" | grep -E "$RENDERER_BANNED" | sort -u | tr '\n' ' ')
-		if [ -n "$banned" ]; then
-			bad "layering.$f: reaches $banned(renderers never touch the engine or BPF)"
-		else
-			ok "layering.$f: no engine, session, sampler, skeleton or libbpf header"
-		fi
+		check_banned "$f" "$deps" "$RENDERER_BANNED" \
+			"no engine, session, sampler, skeleton or libbpf header" \
+			"renderers never touch the engine or BPF"
 		;;
 	esac
 	case $dir in
 	output | runs)
-		banned=$(tr ' ' '\n' <<<"$deps" | grep -E "$HOST_HEADER" | sort -u | tr '\n' ' ')
-		if [ -n "$banned" ]; then
-			bad "layering.$f: reaches $banned(renderers ask the caller's struct host_lookup)"
-		else
-			ok "layering.$f: no host/ header"
-		fi
+		check_banned "$f" "$deps" "$HOST_HEADER" "no host/ header" \
+			"renderers ask the caller's struct host_lookup"
 		;;
 	esac
 	if engine_own "$f"; then
