@@ -149,7 +149,8 @@ fi
 # and one that includes a host/ header
 printf '#include "host/fsinfo.h"\n' >"$probe/user/output/probe_host.c"
 if (cd "$probe" && "$CC" -M -I"$top/.output" -I"$top/include" -I"$top/user" \
-	user/output/probe_host.c 2>/dev/null) | tr -d '\\\n' | tr ' ' '\n' | grep -qE "$HOST_HEADER"; then
+	user/output/probe_host.c 2>/dev/null) | tr -d '\\\n' | tr ' ' '\n' |
+	grep -qE "$HOST_HEADER"; then
 	ok "layering.self_check_host: an output file that includes host/fsinfo.h is seen"
 else
 	bad "layering.self_check_host: an output file that includes host/fsinfo.h is not seen"
