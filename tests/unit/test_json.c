@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The JSON writer, against documents written out by hand from RFC 8259. */
+#include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include "output/json.h"
+#include "runs/fio_results.h"
+#include "runs/runfile.h"
 #include "unit.h"
 
 static char *render(void (*fn)(struct json *))
@@ -52,9 +56,43 @@ static void doc_escape(struct json *j)
 	json_object_end(j);
 }
 
+/* The offline readers' returns: 0 or a negative errno (lib/exitcodes.h). */
+static void check_reader_errors(void)
+{
+	char dir[] = "/tmp/iomapdirty-unit-XXXXXX", path[128], link[128], err[256];
+	struct run_file rf;
+	struct fio_summary fs;
+	FILE *f;
+
+	if (!mkdtemp(dir)) {
+		CHECK(0, "readers.tmpdir");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/missing.json", dir);
+	CHECK_U64(-run_file_load(path, &rf, err, sizeof(err)), ENOENT, "readers.missing_enoent");
+	snprintf(path, sizeof(path), "%s/notjson.json", dir);
+	f = fopen(path, "w");
+	fputs("this is not JSON\n", f);
+	fclose(f);
+	CHECK_U64(-run_file_load(path, &rf, err, sizeof(err)), EINVAL, "readers.not_json_einval");
+	CHECK_U64(-fio_summary_load(path, 0, &fs, err, sizeof(err)), EINVAL,
+		  "readers.fio_not_json_einval");
+	CHECK_U64(-fio_summary_load(path, time(NULL) + 3600, &fs, err, sizeof(err)), EINVAL,
+		  "readers.fio_older_than_run_einval");
+	snprintf(link, sizeof(link), "%s/link.json", dir);
+	CHECK(!symlink(path, link), "readers.symlink_made");
+	CHECK_U64(-run_file_load(link, &rf, err, sizeof(err)), ELOOP, "readers.symlink_eloop");
+	CHECK_U64(-run_file_load(dir, &rf, err, sizeof(err)), EINVAL, "readers.directory_einval");
+	unlink(link);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	char buf[64];
+
+	check_reader_errors();
 
 	CHECK_STR(render(doc_nested),
 		  "{\"a\":\"x\",\"big\":18446744073709551615,\"list\":[1,{},[],null],"

@@ -4,7 +4,8 @@
  * the one return convention of user/:
  *
  * - Below the commands (facts, trial, plan, engine, snapshot, sampler,
- *   fsinfo, options' number parsing): 0 on success or a negative errno,
+ *   fsinfo, options' number parsing, the offline readers of run files,
+ *   fio results and input files): 0 on success or a negative errno,
  *   with the message in the caller's err buffer where the function takes
  *   one. A count, index or file descriptor is returned as itself (>= 0);
  *   a lookup by name or key that finds nothing returns -1

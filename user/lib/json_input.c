@@ -37,19 +37,21 @@ int input_open(const char *path, char *err, size_t len)
 
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
-		snprintf(err, len, "%s: %s", path, errno == ELOOP ?
-			 "is a symbolic link (give the file itself)" : strerror(errno));
-		return -1;
+		int e = errno;
+
+		snprintf(err, len, "%s: %s", path, e == ELOOP ?
+			 "is a symbolic link (give the file itself)" : strerror(e));
+		return -e;
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		snprintf(err, len, "%s: not a regular file", path);
 		close(fd);
-		return -1;
+		return -EINVAL;
 	}
 	if ((uint64_t)st.st_size > INPUT_MAX_BYTES) {
 		snprintf(err, len, "%s: larger than %u MiB", path, INPUT_MAX_BYTES >> 20);
 		close(fd);
-		return -1;
+		return -EFBIG;
 	}
 	return fd;
 }
@@ -60,10 +62,12 @@ char *input_read_all(const char *path, size_t *n, time_t *mtime, char *err,
 	size_t cap = 65536, used = 0;
 	char *buf = NULL;
 	struct stat st;
-	int fd = input_open(path, err, len);
+	int fd = input_open(path, err, len), e = 0;
 
-	if (fd < 0)
+	if (fd < 0) {
+		errno = -fd;
 		return NULL;
+	}
 	if (mtime && !fstat(fd, &st))
 		*mtime = st.st_mtim.tv_sec;
 	for (;;) {
@@ -76,6 +80,7 @@ char *input_read_all(const char *path, size_t *n, time_t *mtime, char *err,
 			nb = cap > INPUT_MAX_BYTES + 2 ? NULL : realloc(buf, cap);
 			if (!nb) {
 				snprintf(err, len, "%s: too large", path);
+				e = cap > INPUT_MAX_BYTES + 2 ? EFBIG : ENOMEM;
 				goto fail;
 			}
 			buf = nb;
@@ -84,7 +89,8 @@ char *input_read_all(const char *path, size_t *n, time_t *mtime, char *err,
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			snprintf(err, len, "%s: %s", path, strerror(errno));
+			e = errno;
+			snprintf(err, len, "%s: %s", path, strerror(e));
 			goto fail;
 		}
 		if (r == 0)
@@ -98,6 +104,7 @@ char *input_read_all(const char *path, size_t *n, time_t *mtime, char *err,
 fail:
 	close(fd);
 	free(buf);
+	errno = e;
 	return NULL;
 }
 

@@ -42,12 +42,13 @@ void walk_fail(struct walk *w, const char *fmt, ...)
 /*
  * Opens a file to read: a regular file, never through a symbolic link
  * (root reads files that other users may have written). Returns the fd
- * or -1 with err.
+ * or a negative errno with err (-EINVAL: not a regular file, -EFBIG: too
+ * large).
  */
 int input_open(const char *path, char *err, size_t len);
 /*
  * The whole file (input_open's rules), NUL-terminated; *n its length,
- * *mtime (if not NULL) its modification time. NULL with err.
+ * *mtime (if not NULL) its modification time. NULL with err and errno.
  */
 char *input_read_all(const char *path, size_t *n, time_t *mtime, char *err,
 		     size_t len);

@@ -2,6 +2,7 @@
 /*
  * fio's own results: see fio_results.h.
  */
+#include <errno.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,12 +54,12 @@ int fio_summary_load(const char *path, time_t not_before, struct fio_summary *fs
 	memset(fs, 0, sizeof(*fs));
 	text = input_read_all(path, &n, &mtime, err, len);
 	if (!text)
-		return -1;
+		return -errno;
 	if (mtime < not_before) {
 		snprintf(err, len, "%s: not written during this run (is it fio's "
 			 "--output with --output-format=json?)", path);
 		free(text);
-		return -1;
+		return -EINVAL;
 	}
 	ret = fio_summary_parse(text, n, path, fs, err, len);
 	free(text);
@@ -82,7 +83,7 @@ int fio_summary_parse(const char *text, size_t n, const char *path,
 	}
 	root = walk_parse(start, n - (start - text), &w);
 	if (!root)
-		return -1;
+		return -EINVAL;
 	jobs = walk_member(root, "jobs");
 	if (!jobs || !json_object_is_type(jobs, json_type_array) ||
 	    !(njobs = json_object_array_length(jobs))) {
@@ -103,5 +104,5 @@ int fio_summary_parse(const char *text, size_t n, const char *path,
 	fs->present = !w.failed;
 out:
 	json_object_put(root);
-	return w.failed ? -1 : 0;
+	return w.failed ? -EINVAL : 0;
 }

@@ -32,7 +32,8 @@ struct fio_summary {
 /*
  * Reads fio's --output-format=json results from a file modified at or
  * after not_before (a file left by an earlier run is refused). Returns 0
- * or -1 with err.
+ * or a negative errno with err (-EINVAL: not fio's JSON, or older than
+ * not_before; the file's own errors as input_open() gives them).
  */
 int fio_summary_load(const char *path, time_t not_before, struct fio_summary *fs,
 		     char *err, size_t len);

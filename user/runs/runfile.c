@@ -3,6 +3,7 @@
  * Reading run files: see runfile.h. The walking helpers (and their error
  * messages) are json_input.c's; this file knows the run file's schema.
  */
+#include <errno.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -304,7 +305,7 @@ int run_file_load(const char *path, struct run_file *rf, char *err, size_t len)
 
 	if (!text) {
 		memset(rf, 0, sizeof(*rf));
-		return -1;
+		return -errno;
 	}
 	ret = run_file_parse(text, n, path, rf, err, len);
 	free(text);
@@ -316,11 +317,13 @@ int run_file_parse(const char *text, size_t n, const char *path, struct run_file
 {
 	struct walk w = { .file = path, .err = err, .len = len };
 	json_object *root;
+	int ret = -EINVAL;
 
 	memset(rf, 0, sizeof(*rf));
 	rf->path = strdup(path);
 	if (!rf->path) {
 		snprintf(err, len, "out of memory");
+		ret = -ENOMEM;
 		goto fail;
 	}
 	root = walk_parse(text, n, &w);
@@ -333,7 +336,7 @@ int run_file_parse(const char *text, size_t n, const char *path, struct run_file
 	return 0;
 fail:
 	run_file_free(rf);
-	return -1;
+	return ret;
 }
 
 void run_file_free(struct run_file *rf)

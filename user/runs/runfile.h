@@ -87,8 +87,10 @@ struct run_file {
 };
 
 /*
- * Loads a run file. Returns 0, or -1 with a message naming the file and
- * what is wrong in err (missing, not JSON, unknown schema, not a run).
+ * Loads a run file. Returns 0, or a negative errno with a message naming
+ * the file and what is wrong in err: the file's own errors as
+ * input_open() gives them (-ENOENT, -ELOOP, ...), -EINVAL (not JSON,
+ * unknown schema, not a run), -ENOMEM.
  */
 int run_file_load(const char *path, struct run_file *rf, char *err, size_t len);
 /* The same from text (n bytes, NUL-terminated); path names it in err. */
