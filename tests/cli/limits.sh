@@ -70,11 +70,17 @@ check limits.many.files_evicted "$((n + again - live))" \
 	"$(jq .events.file_entries_evicted "$sum")"
 check limits.many.file_entries_created "$((n + again))" \
 	"$(jq .events.file_entries_created "$sum")"
-# each file's writer noted once, f000000.. once more: the oldest entries,
-# evicted by the 1000 or more files past file_writers' size
+# each file's writer noted once, and f000000.. once more if its entry was
+# evicted by then: file_writers' LRU is approximate (per-CPU lists), so an
+# old entry may survive the 1000 or more files past its size (seen once in
+# CI: 18384 of 18384..18394). Every file made an entry; at most 'again' more.
 if [[ $nwriters_map =~ ^[0-9]+$ ]] && ((n >= nwriters_map + 1000)); then
-	check limits.many.writer_entries_created "$((n + again))" \
-		"$(jq .events.writer_entries_created "$sum")"
+	wc_made=$(jq .events.writer_entries_created "$sum")
+	if [[ $wc_made =~ ^[0-9]+$ ]] && ((wc_made >= n && wc_made <= n + again)); then
+		pass limits.many.writer_entries_created
+	else
+		fail limits.many.writer_entries_created "expected $n..$((n + again)), got $wc_made"
+	fi
 else
 	fail limits.many.writer_entries_created "file_writers holds $nwriters_map, only $n files"
 fi
