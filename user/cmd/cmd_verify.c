@@ -24,6 +24,7 @@
 #include "live/engine.h"
 #include "lib/exitcodes.h"
 #include "live/plan_measures.h"
+#include "model/ratios.h"
 #include "output/report.h"
 
 #define MAX_OFFENDERS	1024
@@ -187,7 +188,7 @@ static void decide(const struct session *s, const struct wa_stats *t,
 		   uint64_t losses, struct verify_report *v)
 {
 	const struct plan *p = &s->plan;
-	uint64_t checked = t->submitted_blocks - t->unchecked_blocks;
+	uint64_t checked = stats_checked_blocks(t);
 
 	v->why[0] = 0;
 	v->tells_preattach = plan_measures(p).preattach;
@@ -282,7 +283,7 @@ static int progress_read(struct session *s, struct progress *p, bool pending)
 	    engine_snapshot(s->engine, &snap))
 		return -1;
 	snapshot_totals(&snap, &t);
-	p->checked = t.submitted_blocks - t.unchecked_blocks;
+	p->checked = stats_checked_blocks(&t);
 	p->preattach = t.preattach_checked_blocks;
 	snapshot_free(&snap);
 	if (pending)

@@ -380,15 +380,11 @@ int engine_flush(struct engine *e, uint64_t idle_ns)
 {
 	const struct hook_plan *h = &e->plan->hooks[HOOK_WB_END];
 	bool derived_end = h->chosen && h->mech == MECH_DERIVED;
-	uint64_t finish_idle_ns = UINT64_MAX;
-	uint64_t args[2];
-
-	if (idle_ns == 0)
-		finish_idle_ns = 0;
-	else if (derived_end)
-		finish_idle_ns = idle_ns > ENGINE_FINISH_IDLE_NS ? idle_ns : ENGINE_FINISH_IDLE_NS;
-	args[0] = idle_ns;
-	args[1] = finish_idle_ns;
+	/* only contexts idle for idle_ns are taken: a lower bound is moot */
+	uint64_t args[2] = {
+		idle_ns,
+		!idle_ns ? 0 : derived_end ? ENGINE_FINISH_IDLE_NS : UINT64_MAX,
+	};
 	LIBBPF_OPTS(bpf_test_run_opts, opts,
 		.ctx_in = args,
 		.ctx_size_in = sizeof(args));

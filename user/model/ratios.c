@@ -8,6 +8,11 @@ uint64_t stats_amplified_blocks(const struct wa_stats *s)
 	return s->submitted_blocks - s->unseen_submitted_blocks;
 }
 
+uint64_t stats_checked_blocks(const struct wa_stats *s)
+{
+	return s->submitted_blocks - s->unchecked_blocks;
+}
+
 struct ratio stats_block_rounding(const struct wa_stats *s)
 {
 	return (struct ratio){ s->app_dirty_bytes, s->app_bytes };

@@ -23,6 +23,8 @@ struct ratio {
 
 /* Submitted blocks of folios whose dirtying was seen. */
 uint64_t stats_amplified_blocks(const struct wa_stats *s);
+/* Submitted blocks checked against the folio's dirty blocks (verify). */
+uint64_t stats_checked_blocks(const struct wa_stats *s);
 struct ratio stats_block_rounding(const struct wa_stats *s);
 struct ratio stats_folio_amplification(const struct wa_stats *s);
 /* "1.25x", or "n/a" for no value: how text and top show a ratio. */
