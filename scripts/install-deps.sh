@@ -41,5 +41,22 @@ case " ${missing[*]} " in
 	dpkg --print-foreign-architectures | grep -qx ppc64el ||
 		dpkg --add-architecture ppc64el ;;
 esac
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# A mirror caught mid-sync fails an index ("File has unexpected size",
+# seen here on bookworm-security's ppc64el index): try again a few times.
+# After the last try, an index that still failed is left out and the
+# install says whether it mattered.
+retry() {	# what command...
+	local what=$1 n
+	shift
+	for n in 1 2 3 4 5; do
+		"$@" && return 0
+		[ "$n" = 5 ] && break
+		echo "install-deps: $what failed (try $n of 5), again in $((n * 20)) s" >&2
+		sleep $((n * 20))
+	done
+	return 1
+}
+retry "apt-get update" apt-get -o Acquire::Retries=3 update -qq ||
+	echo "install-deps: some package indexes failed to update; installing anyway" >&2
+retry "apt-get install" apt-get -o Acquire::Retries=3 install -y -qq \
+	--no-install-recommends "${missing[@]}" >/dev/null
