@@ -12,7 +12,7 @@ ARCH := $(shell uname -m | sed 's/x86_64/x86/' | sed 's/aarch64/arm64/')
 
 CFLAGS ?= -g -O2
 CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11
-INCLUDES := -I$(OUTPUT) -Iinclude -Iuser
+INCLUDES := -I$(OUTPUT) -Iinclude -Iuser $(SYSROOT_INCLUDES)
 # libmicrohttpd: the exporter's HTTP server (user/exporter/exporter_http.c), with libcrypt's
 # crypt(3) for its bcrypt passwords and libsystemd's sd_notify(3) for Type=notify; json-c: compare and report read run files
 LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lncursesw -ljson-c \
@@ -133,7 +133,7 @@ $(OUTPUT)/exporter_absent.o: user/static/exporter_absent.c | $(OUTPUT)
 
 $(IOMAPDIRTY_STATIC): $(OUTPUT)/main.o $(STATIC_OBJS)
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) $(CFLAGS) -static $^ $(STATIC_LIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) -static $^ $(SYSROOT_LIBDIRS) $(STATIC_LIBS) -o $@
 
 $(WORKLOAD_STATIC): $(E2E_SRCS) $(wildcard tests/e2e/*.h)
 	$(call msg,BINARY,$@)
@@ -141,12 +141,20 @@ $(WORKLOAD_STATIC): $(E2E_SRCS) $(wildcard tests/e2e/*.h)
 
 # The same for the lab's ppc64le guest (64 KiB pages), cross-compiled:
 # its own output directory, the BPF object built for powerpc against the
-# guest kernel's vmlinux.h (vmlinux/powerpc), the ppc64el libraries from
-# Debian's multiarch packages (scripts/install-deps.sh --lab).
+# guest kernel's vmlinux.h (vmlinux/powerpc), the ppc64el libraries and
+# their headers from Debian's packages unpacked in PPC64EL_SYSROOT
+# (scripts/ppc64el-sysroot.sh, run by scripts/install-deps.sh --lab).
 PPC64LE_OUTPUT := .output-ppc64le
+PPC64EL_SYSROOT ?= /var/cache/iomapdirty-ppc64el
+PPC64EL_TRIPLET := powerpc64le-linux-gnu
 static-ppc64le:
+	$(Q)test -f $(PPC64EL_SYSROOT)/.packages || { echo "no ppc64el libraries in" \
+		"$(PPC64EL_SYSROOT): run scripts/ppc64el-sysroot.sh" >&2; exit 1; }
 	$(Q)$(MAKE) -s OUTPUT=$(PPC64LE_OUTPUT) ARCH=powerpc VMLINUX_DIR=vmlinux/powerpc \
 		CC=powerpc64le-linux-gnu-gcc \
+		SYSROOT_INCLUDES="-isystem $(PPC64EL_SYSROOT)/usr/include/$(PPC64EL_TRIPLET) \
+			-isystem $(PPC64EL_SYSROOT)/usr/include" \
+		SYSROOT_LIBDIRS="-L$(PPC64EL_SYSROOT)/usr/lib/$(PPC64EL_TRIPLET)" \
 		IOMAPDIRTY_STATIC=$(PPC64LE_OUTPUT)/iomapdirty.static \
 		WORKLOAD_STATIC=$(PPC64LE_OUTPUT)/workload.static static
 

@@ -15,9 +15,14 @@ if [ "${1:-}" = "--lab" ]; then
 	pkgs+=(linux-source-6.1 build-essential bc bison flex kmod
 	       libssl-dev dwarves qemu-system-x86 busybox-static cpio xz-utils
 	       qemu-system-ppc gcc-powerpc64le-linux-gnu binutils-powerpc64le-linux-gnu
-	       libbpf-dev:ppc64el libelf-dev:ppc64el zlib1g-dev:ppc64el
-	       libncurses-dev:ppc64el libjson-c-dev:ppc64el dmsetup)
+	       dmsetup)
 fi
+# the lab's ppc64le guest: the ppc64el libraries its static binaries link,
+# unpacked apart (scripts/ppc64el-sysroot.sh says why not multiarch)
+lab_sysroot() {
+	[ "${1:-}" = "--lab" ] || return 0
+	"$(dirname "$0")/ppc64el-sysroot.sh"
+}
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -26,6 +31,7 @@ for p in "${pkgs[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then
 	echo "install-deps: all ${#pkgs[@]} packages present"
+	lab_sysroot "${1:-}"
 	exit 0
 fi
 if [ "$(id -u)" != 0 ]; then
@@ -34,13 +40,9 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
-# the lab's ppc64le guest: its static iomapdirty links Debian's ppc64el
-# libbpf, libelf, zlib and ncurses (multiarch, side by side with amd64)
-case " ${missing[*]} " in
-*:ppc64el*)
-	dpkg --print-foreign-architectures | grep -qx ppc64el ||
-		dpkg --add-architecture ppc64el ;;
-esac
+# the lab fetches ppc64el packages (apt-get download): their indexes too
+[ "${1:-}" = "--lab" ] && ! dpkg --print-foreign-architectures | grep -qx ppc64el &&
+	dpkg --add-architecture ppc64el
 # A mirror caught mid-sync fails an index ("File has unexpected size",
 # seen here on bookworm-security's ppc64el index): try again a few times.
 # After the last try, an index that still failed is left out and the
@@ -48,10 +50,10 @@ esac
 retry() {	# what command...
 	local what=$1 n
 	shift
-	for n in 1 2 3 4 5; do
+	for n in 1 2 3; do
 		"$@" && return 0
-		[ "$n" = 5 ] && break
-		echo "install-deps: $what failed (try $n of 5), again in $((n * 20)) s" >&2
+		[ "$n" = 3 ] && break
+		echo "install-deps: $what failed (try $n of 3), again in $((n * 20)) s" >&2
 		sleep $((n * 20))
 	done
 	return 1
@@ -60,3 +62,4 @@ retry "apt-get update" apt-get -o Acquire::Retries=3 update -qq ||
 	echo "install-deps: some package indexes failed to update; installing anyway" >&2
 retry "apt-get install" apt-get -o Acquire::Retries=3 install -y -qq \
 	--no-install-recommends "${missing[@]}" >/dev/null
+lab_sysroot "${1:-}"

@@ -46,6 +46,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(git -C "$HERE" rev-parse --show-toplevel 2>/dev/null || (cd "$HERE/../.." && pwd))
 SEEDS_DIR=${SEEDS_DIR:-$REPO/../shared/seeds}
 CACHE=${IOMAPDIRTY_LAB_CACHE:-/var/cache/iomapdirty-lab}
+# the ppc64el libraries bpfcheck links (scripts/ppc64el-sysroot.sh)
+PPC64EL_SYSROOT=${PPC64EL_SYSROOT:-/var/cache/iomapdirty-ppc64el}
 OUT=${VM_OUT_DIR:-$CACHE/out}
 VM_KERNELS=${VM_KERNELS:-unpatched rfcv4 debian612 ppc-unpatched ppc-rfcv4}
 VM_PAYLOAD_DIR=${VM_PAYLOAD_DIR:-}
@@ -484,7 +486,8 @@ build_bpfcheck() {	# arch
 	case "$1" in
 	x86_64) gcc -O2 -Wall -Wextra -o "$d/bpfcheck" "$HERE/bpfcheck/bpfcheck.c" -lbpf ;;
 	ppc64le) powerpc64le-linux-gnu-gcc -O2 -Wall -Wextra -static -o "$d/bpfcheck-ppc64le" \
-		"$HERE/bpfcheck/bpfcheck.c" -lbpf -lelf -lz ;;
+		-isystem "$PPC64EL_SYSROOT/usr/include" "$HERE/bpfcheck/bpfcheck.c" \
+		-L"$PPC64EL_SYSROOT/usr/lib/powerpc64le-linux-gnu" -lbpf -lelf -lz ;;
 	esac || die "cannot compile bpfcheck.c for $1"
 }
 
