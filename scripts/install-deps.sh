@@ -15,6 +15,7 @@ if [ "${1:-}" = "--lab" ]; then
 	pkgs+=(linux-source-6.1 build-essential bc bison flex kmod
 	       libssl-dev dwarves qemu-system-x86 busybox-static cpio xz-utils
 	       qemu-system-ppc gcc-powerpc64le-linux-gnu binutils-powerpc64le-linux-gnu
+	       libc6-dev-ppc64el-cross
 	       dmsetup)
 fi
 # the lab's ppc64le guest: the ppc64el libraries its static binaries link,
