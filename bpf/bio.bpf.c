@@ -6,7 +6,9 @@
 #include <bpf/bpf_core_read.h>
 #include "bio.bpf.h"
 #include "biovec.bpf.h"
+#include "bits.bpf.h"
 #include "settings.bpf.h"
+#include "snapshot.bpf.h"
 
 /* Per-bio tallies live in a map value: counters on the stack would give
  * the verifier a new state for every iteration of the callback. */
@@ -18,6 +20,11 @@ struct bio_tally {
 	__u64 unplaced;
 	__u64 first_disagree;	/* the submit hook's offset + 1 */
 	__u64 first_disagree_bio;
+	__u64 checked;		/* blocks judged by their folio's snapshot */
+	__u64 checked_preattach;
+	__u64 clean;
+	__u64 unjudged;
+	__u64 unsnapped;
 	struct biovec_pos vec;
 	bool vec_ok;		/* the walk is still in the bio_vecs */
 };
@@ -36,11 +43,12 @@ struct bio_walk {
 };
 
 /* A matched block: does the bio's page put it where the submit hook did? */
-static __always_inline void bio_block_place(struct bio_tally *t, const struct phys_origin *o)
+static __always_inline void bio_block_place(struct bio_tally *t, const struct phys_origin *o,
+					    const struct biovec_place *pp, bool placed)
 {
-	struct biovec_place p = {};
+	struct biovec_place p = *pp;
 
-	if (!t->vec_ok || !biovec_place(&t->vec, &p)) {
+	if (!placed) {
 		t->unplaced++;
 		return;
 	}
@@ -55,21 +63,88 @@ static __always_inline void bio_block_place(struct bio_tally *t, const struct ph
 	t->disagree++;
 }
 
+/* A clean block in a write bio: its folio kept among the first offenders. */
+static __always_inline void bio_note_clean(const struct biovec_place *p,
+					   const struct wb_snap *s, __u32 shift)
+{
+	struct page_key key = { .ino = p->ino, .dev = p->dev, .index = p->folio_index };
+	struct violation init = {
+		.first_offset = (p->offset >> shift) << shift,
+		.clean_blocks = 1,
+		.folio_bytes = (__u64)s->nr_blocks << shift,
+		.dirty_blocks = s->dirty_blocks,
+	};
+	struct violation *v = bpf_map_lookup_elem(&bio_violations, &key);
+
+	if (!v) {
+		map_try_insert(&bio_violations, &key, &init, CNT_VIOLATION_MAP_FULL);
+		return;
+	}
+	__sync_fetch_and_add(&v->clean_blocks, 1);
+	if (init.first_offset < v->first_offset)
+		v->first_offset = init.first_offset;
+}
+
+/*
+ * A data block placed from the bio's page, judged by its folio's dirty
+ * blocks as its writeback began (snapshot.bpf.h). A block met a second
+ * time in one snapshot is not judged: the snapshot is not this
+ * writeback's (its start was not seen). met is or-ed without an atomic
+ * (6.1's ppc64 JIT has no atomic or): two CPUs meeting blocks of one word
+ * at once may forget a bit, which only lets a block be judged again.
+ */
+static __always_inline void bio_block_check(struct bio_tally *t, const struct biovec_place *p,
+					    __u32 shift)
+{
+	struct snap_key key = { .ino = p->ino, .dev = p->dev, .index = p->folio_index };
+	__u64 blk, bit, page_off = p->folio_index << page_shift;
+	struct wb_snap *s;
+
+	if (!dev_wanted(p->dev) || p->offset < page_off)
+		return;
+	blk = (p->offset - page_off) >> shift;
+	key.word = blk / 64;
+	s = bpf_map_lookup_elem(&wb_snaps, &key);
+	if (!s) {
+		t->unsnapped++;
+		return;
+	}
+	bit = 1ULL << (blk % 64);
+	if (blk >= s->nr_blocks || (s->met & bit)) {
+		t->unjudged++;
+		return;
+	}
+	s->met |= bit;
+	if (s->dirty & bit) {
+		t->checked++;
+		if (s->preattach)
+			t->checked_preattach++;
+		return;
+	}
+	t->clean++;
+	bio_note_clean(p, s, shift);
+}
+
 static long bio_block_cb(__u64 i, void *data)
 {
 	struct bio_walk *w = data;
 	struct bio_tally *t = w->tally;
 	struct phys_key key = w->key;
+	struct biovec_place p = {};
 	struct phys_origin *o;
+	bool placed;
 
 	key.block += i;
 	if (t->vec_ok && !t->vec.left && !biovec_load(&t->vec)) {
 		t->vec_ok = false;
 		count(CNT_BIOVEC_BOUND);
 	}
+	placed = t->vec_ok && biovec_place(&t->vec, &p);
+	if (placed)
+		bio_block_check(t, &p, w->shift);
 	o = bpf_map_lookup_elem(&pending_phys, &key);
 	if (o) {
-		bio_block_place(t, o);
+		bio_block_place(t, o, &p, placed);
 		bpf_map_delete_elem(&pending_phys, &key);
 		t->matched++;
 	} else {
@@ -88,6 +163,11 @@ static __always_inline void bio_placed_add(struct bio_stats *st, const struct bi
 	__sync_fetch_and_add(&st->placed_agree_blocks, t->agree);
 	__sync_fetch_and_add(&st->placed_disagree_blocks, t->disagree);
 	__sync_fetch_and_add(&st->unplaced_blocks, t->unplaced);
+	__sync_fetch_and_add(&st->bio_checked_blocks, t->checked);
+	__sync_fetch_and_add(&st->bio_preattach_blocks, t->checked_preattach);
+	__sync_fetch_and_add(&st->bio_violation_blocks, t->clean);
+	__sync_fetch_and_add(&st->bio_unjudged_blocks, t->unjudged);
+	__sync_fetch_and_add(&st->bio_unsnapped_blocks, t->unsnapped);
 	/* the first one seen on the device; a race only picks another one */
 	if (t->disagree && !st->first_disagree_offset) {
 		st->first_disagree_offset = t->first_disagree;

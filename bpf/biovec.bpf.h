@@ -36,6 +36,7 @@ struct biovec_pos {
 struct biovec_place {
 	__u64 ino;
 	__u64 offset;
+	__u64 folio_index;	/* the folio's first page */
 	__u32 dev;
 };
 
@@ -117,7 +118,8 @@ static __always_inline bool biovec_place(const struct biovec_pos *v, struct biov
 	if (!host)
 		return false;
 	inode_ids(host, &p->dev, &p->ino);
-	p->offset = ((BPF_CORE_READ((struct folio *)head, index) +
+	p->folio_index = BPF_CORE_READ((struct folio *)head, index);
+	p->offset = ((p->folio_index +
 		      ((__u64)pg - (__u64)head) / psize) << page_shift) + (v->off & page_mask);
 	return true;
 }

@@ -16,6 +16,7 @@
 #include "writers.bpf.h"
 #include "page_table.bpf.h"
 #include "paths.bpf.h"
+#include "snapshot.bpf.h"
 #include "sums.bpf.h"
 #include "writeback.bpf.h"
 #include "write_sums.bpf.h"

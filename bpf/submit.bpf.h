@@ -93,11 +93,19 @@ static __always_inline void wb_submit_ctx(struct wb_ctx *c, __u32 dev, __u64 ino
 		return;
 	}
 	if (submit_proto == SUBMIT_PER_BLOCK) {
-		/* no offset in this tracepoint: which block is unknown */
+		/*
+		 * No offset in this tracepoint: which block is unknown here.
+		 * Verify checks it at the bio instead (snapshot.bpf.h), on
+		 * the device it goes to.
+		 */
 		if (m->type != IOMAP_HOLE_TYPE) {
+			__u32 bits = c->block_bits;
+
 			c->submitted_bytes += 1ULL << c->block_bits;
 			c->submitted_blocks += 1;
 			c->unchecked_blocks += 1;
+			if (track_physical)
+				bpf_map_update_elem(&dev_block_bits, &m->bdev, &bits, BPF_ANY);
 		} else {
 			c->hole_bytes += 1ULL << c->block_bits;
 		}

@@ -340,12 +340,13 @@ static __always_inline int wb_fill_body(struct wb_ctx *c, struct folio_bits *bit
 	 * callback as a call, at least 32 bytes): 448 now.
 	 */
 	have0 = always_on() ? 0 : page_take(&c->key, &rec0);
+	c->dirtied_seen = have0 && rec0.folio_ptr;
 	if (!folio) {
 		/* tracepoint mode: the folio the first page's record kept */
 		__u64 ptr = have0 ? rec0.folio_ptr : 0;
 
 		/* none: its clean -> dirty came before attach (issue 22) */
-		c->preattach = folio_ptr_hook && !ptr;
+		c->preattach = folio_ptr_hook && bitmap_kind != BITMAP_NONE && !ptr;
 		/*
 		 * The page cache has it (always-on keeps no records at all):
 		 * needed only for the bitmap of a folio of several blocks.

@@ -22,6 +22,7 @@
 #include "maps.bpf.h"
 #include "paths.bpf.h"
 #include "settings.bpf.h"
+#include "snapshot.bpf.h"
 
 /* A folio whose writeback begins, for wb_fill(). */
 struct wb_folio {
@@ -97,6 +98,9 @@ static __always_inline void wb_begin(const struct inode_facts *fi, __u64 inode,
 		wb_fill_ld(c, bits);
 	else
 		wb_fill(c, bits);
+	/* verify: its dirty blocks kept for its write bios */
+	if (track_physical)
+		snap_save(c);
 	ctx_put(c, tid);
 }
 

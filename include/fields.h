@@ -200,6 +200,9 @@ enum wa_field_merge { WA_STATS_FIELDS(WA_MERGE_ENUM) };
 	/* a hook found its thread's context held by the flush	\
 	 * (bpf/folio_ctx.bpf.h): that hook's event is not counted */	\
 	X(CNT_CTX_FLUSH_RACE,		"context_flush_race")		\
+	/* verify: a folio's dirty bitmap could not be kept for its	\
+	 * write bios (bpf/snapshot.bpf.h): its blocks go unchecked */	\
+	X(CNT_SNAP_MAP_FULL,		"snapshot_map_full")		\
 	/* a folio whose block or folio size writeback cannot place */	\
 	X(CNT_GEOMETRY_UNSUPPORTED,	"folio_geometry_unsupported")	\
 	/* run: another process's write into a file other_writes	\

@@ -112,6 +112,19 @@ struct bio_stats {
 	__u64 unplaced_blocks;
 	__u64 first_disagree_offset;	/* the submit hook's offset, + 1 (0: none) */
 	__u64 first_disagree_bio_offset; /* where the bio's page put that block */
+	/*
+	 * Data blocks checked at the bio against their folio's dirty bitmap
+	 * as its writeback began (bpf/snapshot.bpf.h): dirty (checked),
+	 * clean (a violation), not judged (past the folio's blocks, or met
+	 * twice), and blocks of a watched filesystem's file with no snapshot
+	 * (their writeback began before attach or after the end, or the
+	 * snapshot was evicted).
+	 */
+	__u64 bio_checked_blocks;
+	__u64 bio_preattach_blocks;	/* of the checked, in folios dirtied before attach */
+	__u64 bio_violation_blocks;
+	__u64 bio_unjudged_blocks;
+	__u64 bio_unsnapped_blocks;
 };
 
 /*
@@ -164,6 +177,26 @@ struct unwatched_stats {
 struct phys_key {
 	__u64 block;		/* physical address >> block bits */
 	__u32 dev;		/* block device */
+	__u32 pad;
+};
+
+/*
+ * Verify's check at the block layer (bpf/snapshot.bpf.h): word 'word' of
+ * a folio's dirty bitmap as its writeback began, kept for its write bios.
+ */
+struct snap_key {
+	__u64 ino;
+	__u32 dev;		/* the filesystem's */
+	__u32 word;		/* blocks [64 word, 64 word + 64) of the folio */
+	__u64 index;		/* the folio's first page */
+};
+
+struct wb_snap {
+	__u64 dirty;		/* the word's dirty blocks */
+	__u64 met;		/* its blocks met in a write bio so far */
+	__u32 nr_blocks;	/* the folio's */
+	__u32 dirty_blocks;	/* the folio's, all words */
+	__u32 preattach;	/* dirtied before attach */
 	__u32 pad;
 };
 
@@ -244,7 +277,12 @@ struct wb_ctx {
 	 * from the kernel's bitmap and its figures also counted apart.
 	 */
 	__u32 preattach;
-	__u32 pad_flags;
+	/*
+	 * Its clean -> dirty was seen (its first page's record has the folio
+	 * pointer): on a kernel without a dirty bitmap, the writes seen are
+	 * then all its dirty blocks (verify's check at the bio).
+	 */
+	__u32 dirtied_seen;
 	/* words beyond the folio's blocks are never read: not reset */
 	__u64 dirty[IOMAPDIRTY_MAX_BITMAP_WORDS / 2];	/* dirty, any cause */
 	__u64 seen[IOMAPDIRTY_MAX_BITMAP_WORDS / 2];	/* by writes or whole */

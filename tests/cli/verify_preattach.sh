@@ -90,6 +90,14 @@ for mode in tracepoint raw_tp; do
 	check "$n.block_layer_data_bytes" "$(fsum "$j" submitted_bytes)" \
 		"$(jq '[.block_devices[].data_bytes] | add' "$j")"
 	check "$n.pending" 0 "$(jq .pending_blocks "$j")"
+	# checked a second time in the write bios (bpf/snapshot.bpf.h), the
+	# pre-attach folios by the bitmap read at their writeback
+	check "$n.bio_checked_blocks" \
+		"$(($(jq .submitted_blocks <<<"$PRE") + $(jq .submitted_blocks <<<"$IN")))" \
+		"$(jq '[.block_devices[].bio_checked_blocks] | add' "$j")"
+	check "$n.bio_preattach_blocks" "$(jq .submitted_blocks <<<"$PRE")" \
+		"$(jq '[.block_devices[].bio_preattach_blocks] | add' "$j")"
+	check "$n.bio_violation_blocks" 0 "$(jq '[.block_devices[].bio_violation_blocks] | add' "$j")"
 	check_match "$n.reason" "40 folios dirtied before attach" "$(jq -r .reason "$j")"
 done
 

@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include "live/plan.h"
+#include "live/plan_measures.h"
 #include "unit.h"
 
 static int load(const char *name, struct kfacts *f)
@@ -65,6 +66,9 @@ static void family_a(void)
 		  "a: submitted blocks from tracepoint iomap_writepage_map");
 	CHECK(p.submit_proto == SUBMIT_PER_BLOCK, "a: one block per event");
 	CHECK(!p.hooks[HOOK_FOLIO_PTR].chosen, "a: no folio pointer tracking needed");
+	/* no offsets at the submit hook: verify checks the blocks in the bios */
+	CHECK_STR(target(&p, HOOK_BIO), "block_bio_queue",
+		  "a: the block layer watched though the submit hook has no offsets");
 
 	CHECK(plan_build(&f, MECH_KPROBE, &p) == 0, "a: kprobe plan is complete");
 	CHECK_STR(mech(&p, HOOK_WRITE), "kprobe", "a: kprobe mode write");
@@ -92,8 +96,16 @@ static void family_b(void)
 	CHECK(!p.hooks[HOOK_WHOLE_DIRTY].chosen, "b: whole-folio dirtying not measurable");
 	CHECK_STR(target(&p, HOOK_WB_BEGIN), "iomap_do_writepage", "b: writeback");
 	CHECK_STR(target(&p, HOOK_SUBMIT), "iomap_writepage_map", "b: submit");
+	/* folios dirtied inside the window told apart: verify's check at the bio */
+	CHECK_STR(target(&p, HOOK_FOLIO_PTR), "writeback_dirty_folio",
+		  "b: no bitmap: clean -> dirty watched in fentry mode too");
+	CHECK_STR(target(&p, HOOK_BIO), "block_bio_queue", "b: the block layer watched");
+	CHECK(!plan_measures(&p).preattach, "b: no bitmap, nothing to check "
+	      "folios dirtied before attach against: preattach not measured");
 	CHECK(plan_build(&f, MECH_TRACEPOINT, &p) == 0, "b: tracepoint plan is complete");
-	CHECK(!p.hooks[HOOK_FOLIO_PTR].chosen, "b: no bitmap, no folio pointers");
+	CHECK_STR(target(&p, HOOK_FOLIO_PTR), "writeback_dirty_folio",
+		  "b: no bitmap: clean -> dirty watched in tracepoint mode");
+	CHECK(!plan_measures(&p).preattach, "b: tp mode: preattach not measured");
 	CHECK(!p.hooks[HOOK_WHOLE_DIRTY].chosen, "b: tp mode cannot derive mmap dirtying");
 }
 

@@ -6,7 +6,11 @@
  *     violations (the kernel's bitmap, the writes and whole-folio
  *     dirtying seen decide what was dirty);
  *   - each write bio at the block layer is matched, block by block, to
- *     the physical addresses of the submitted ranges.
+ *     the physical addresses of the submitted ranges;
+ *   - each block a write bio carries is placed from its page (file,
+ *     offset) and checked there against its folio's dirty blocks as
+ *     writeback began: the only check where the submit hook has no
+ *     offsets (6.1-6.8), a second one, which must agree, elsewhere.
  * Exit 0: nothing clean was written, with evidence (blocks checked, every
  * one seen at the block layer); 1: clean blocks were written (first
  * offenders listed), or the kernel has no per-block dirty tracking;
@@ -126,14 +130,24 @@ static void why_add(struct verify_report *v, const char *fmt, ...)
 /* The PASS reason: what was checked, the pre-attach folios apart. */
 static void why_pass(struct verify_report *v, const struct wa_stats *t)
 {
-	snprintf(v->why, sizeof(v->why), "only dirty blocks reached the device (%llu "
-		 "folios, %llu blocks checked, every one seen at the block layer)",
-		 ULL(t->folios - t->preattach_folios), ULL(v->checked_blocks));
+	uint64_t pre = v->checked_at_bio_only ? v->bio_totals.bio_preattach_blocks :
+			t->preattach_checked_blocks;
+
+	if (v->checked_at_bio_only)
+		snprintf(v->why, sizeof(v->why), "only dirty blocks reached the device "
+			 "(%llu folios, %llu blocks checked in the write bios that "
+			 "carried them, against their folio's dirty blocks as writeback "
+			 "began: this kernel's submit tracepoint has no offsets)",
+			 ULL(t->folios - t->preattach_folios), ULL(v->checked_blocks));
+	else
+		snprintf(v->why, sizeof(v->why), "only dirty blocks reached the device "
+			 "(%llu folios, %llu blocks checked, every one seen at the block "
+			 "layer and checked again there)",
+			 ULL(t->folios - t->preattach_folios), ULL(v->checked_blocks));
 	if (t->preattach_folios)
 		why_add(v, "%llu folios dirtied before attach, %llu of their blocks checked "
 			"against the kernel's dirty bitmap and seen at the block layer "
-			"(reported apart)", ULL(t->preattach_folios),
-			ULL(t->preattach_checked_blocks));
+			"(reported apart)", ULL(t->preattach_folios), ULL(pre));
 }
 
 /* Sums the block devices' figures into v->bio_totals. */
@@ -149,6 +163,11 @@ static void bio_totals(struct verify_report *v)
 		t->placed_agree_blocks += b->placed_agree_blocks;
 		t->placed_disagree_blocks += b->placed_disagree_blocks;
 		t->unplaced_blocks += b->unplaced_blocks;
+		t->bio_checked_blocks += b->bio_checked_blocks;
+		t->bio_preattach_blocks += b->bio_preattach_blocks;
+		t->bio_violation_blocks += b->bio_violation_blocks;
+		t->bio_unjudged_blocks += b->bio_unjudged_blocks;
+		t->bio_unsnapped_blocks += b->bio_unsnapped_blocks;
 		if (!t->first_disagree_offset) {
 			t->first_disagree_offset = b->first_disagree_offset;
 			t->first_disagree_bio_offset = b->first_disagree_bio_offset;
@@ -177,6 +196,23 @@ static void placement_why(struct verify_report *v)
 }
 
 /*
+ * Where the submit hook has no offsets, the bios are the check: every
+ * submitted block must be one the bios carried and checked, no more, no
+ * fewer (a block with no kept bitmap is not counted as checked).
+ */
+static void bio_only_why(struct verify_report *v, const struct wa_stats *t)
+{
+	const struct bio_stats *b = &v->bio_totals;
+
+	if (b->bio_checked_blocks == t->submitted_blocks)
+		return;
+	why_add(v, "%llu blocks were submitted and %llu checked in the write bios "
+		"that carried them (this kernel's submit tracepoint has no offsets: "
+		"the bios are the check; waited %.1f s after the end)",
+		ULL(t->submitted_blocks), ULL(b->bio_checked_blocks), v->settle_seconds);
+}
+
+/*
  * FAIL when clean blocks were sent (or cannot be told apart); PASS only
  * with evidence: at least one block checked, no block unchecked, nothing
  * lost, and every submitted block seen in a write bio. Anything less is
@@ -188,11 +224,16 @@ static void decide(const struct session *s, const struct wa_stats *t,
 		   uint64_t losses, struct verify_report *v)
 {
 	const struct plan *p = &s->plan;
+	const struct bio_stats *b = &v->bio_totals;
 	uint64_t checked = stats_checked_blocks(t);
 
 	v->why[0] = 0;
 	v->tells_preattach = plan_measures(p).preattach;
-	v->checked_blocks = checked - t->preattach_checked_blocks;
+	v->checked_at_bio_only = p->submit_proto == SUBMIT_PER_BLOCK && v->bios_watched;
+	if (v->checked_at_bio_only)	/* the submit hook checked nothing */
+		checked = b->bio_checked_blocks;
+	v->checked_blocks = checked - (v->checked_at_bio_only ? b->bio_preattach_blocks :
+				       t->preattach_checked_blocks);
 	if (p->bitmap == BITMAP_NONE) {
 		v->verdict = VERDICT_FAIL;
 		snprintf(v->why, sizeof(v->why), "this kernel has no per-block dirty "
@@ -200,23 +241,54 @@ static void decide(const struct session *s, const struct wa_stats *t,
 			 "of a dirty folio, so clean blocks reach the device; here %llu "
 			 "blocks were submitted for %llu dirty", p->family, p->family_desc,
 			 ULL(t->submitted_blocks), ULL(t->dirty_blocks));
+		if (b->bio_violation_blocks)
+			why_add(v, "the block layer carried %llu clean blocks of folios "
+				"dirtied inside the window (first offenders listed) and "
+				"%llu dirty ones", ULL(b->bio_violation_blocks),
+				ULL(b->bio_checked_blocks));
 		return;
 	}
-	if (t->violation_blocks) {
+	/*
+	 * Clean blocks found in the bios only, with events lost: a writeback
+	 * whose start was missed leaves an earlier one's bitmap in place,
+	 * which could call its newly dirty blocks clean. No verdict without
+	 * evidence: the reason names them.
+	 */
+	if (b->bio_violation_blocks && !t->violation_blocks && losses) {
+		why_add(v, "%llu clean blocks were carried by write bios, but %llu events "
+			"were lost, so a folio's kept dirty bitmap may not be its last "
+			"writeback's", ULL(b->bio_violation_blocks), ULL(losses));
+		v->verdict = VERDICT_INCOMPLETE;
+		return;
+	}
+	if (t->violation_blocks || b->bio_violation_blocks) {
 		v->verdict = VERDICT_FAIL;
 		snprintf(v->why, sizeof(v->why), "%llu clean blocks in %llu folios "
 			 "were submitted to the device (%llu of them in folios dirtied "
 			 "before attach)", ULL(t->violation_blocks),
 			 ULL(t->violation_folios), ULL(t->preattach_violation_blocks));
+		if (v->checked_at_bio_only || b->bio_violation_blocks != t->violation_blocks)
+			why_add(v, "%llu clean blocks were carried by write bios, checked "
+				"there against their folio's dirty blocks",
+				ULL(b->bio_violation_blocks));
 		return;
 	}
 	if (!t->submitted_blocks)
 		why_add(v, "no data block was written back while observing: nothing "
 			"was checked");
-	if (t->unchecked_blocks)
+	if (v->checked_at_bio_only)
+		bio_only_why(v, t);
+	else if (t->unchecked_blocks)
 		why_add(v, "%llu submitted blocks could not be checked (their folio's "
-			"dirty bitmap could not be read, or no per-block offsets from "
-			"this kernel's tracepoint)", ULL(t->unchecked_blocks));
+			"dirty bitmap could not be read)", ULL(t->unchecked_blocks));
+	if (!v->checked_at_bio_only && v->bios_watched && b->bio_checked_blocks < checked)
+		why_add(v, "%llu submitted blocks were checked, only %llu of them again "
+			"in the write bios that carried them", ULL(checked),
+			ULL(b->bio_checked_blocks));
+	if (b->bio_unjudged_blocks)
+		why_add(v, "%llu data blocks in write bios could not be judged (past "
+			"their folio's blocks, or met twice in one writeback)",
+			ULL(b->bio_unjudged_blocks));
 	if (losses)
 		why_add(v, "%llu events were lost (see losses)", ULL(losses));
 	if (!v->bios_watched)
@@ -267,12 +339,60 @@ static void settle(struct session *s, struct verify_report *r)
 	free(p);
 }
 
+/* The write bios' check so far, over the block devices: t's bio_* fields. */
+static void bio_check_now(struct session *s, struct bio_stats *t)
+{
+	struct bio_entry b[MAX_BLOCKDEVS];
+	int n = engine_bio_stats(s->engine, b, MAX_BLOCKDEVS);
+
+	memset(t, 0, sizeof(*t));
+	for (int i = 0; i < n; i++) {
+		t->bio_checked_blocks += b[i].s.bio_checked_blocks;
+		t->bio_preattach_blocks += b[i].s.bio_preattach_blocks;
+		t->bio_violation_blocks += b[i].s.bio_violation_blocks;
+		t->bio_unjudged_blocks += b[i].s.bio_unjudged_blocks;
+	}
+}
+
+/* Blocks the write bios have judged so far. */
+static uint64_t bio_judged_now(struct session *s)
+{
+	struct bio_stats t;
+
+	bio_check_now(s, &t);
+	return t.bio_checked_blocks + t.bio_violation_blocks + t.bio_unjudged_blocks;
+}
+
+/*
+ * Where the submit hook has no offsets nothing is pending by address:
+ * waits, up to the same bound, until the bios have judged as many blocks
+ * as were submitted.
+ */
+static void settle_bio_only(struct session *s, struct verify_report *r, uint64_t submitted)
+{
+	while (r->bios_watched && bio_judged_now(s) < submitted &&
+	       r->settle_seconds < SETTLE_SECONDS) {
+		usleep(50 * 1000);
+		r->settle_seconds += 0.05;
+	}
+}
+
 /* What the window has checked so far (a flush and a reading, as hist's). */
 struct progress {
 	uint64_t checked;	/* submitted blocks checked, pre-attach ones too */
 	uint64_t preattach;	/* of those, in folios dirtied before attach */
 	uint64_t pending;	/* submitted, not yet seen in a write bio */
 };
+
+/* What the bios have checked so far, for progress_read(). */
+static void bio_progress(struct session *s, struct progress *p)
+{
+	struct bio_stats t;
+
+	bio_check_now(s, &t);
+	p->checked = t.bio_checked_blocks;
+	p->preattach = t.bio_preattach_blocks;
+}
 
 static int progress_read(struct session *s, struct progress *p, bool pending)
 {
@@ -286,6 +406,9 @@ static int progress_read(struct session *s, struct progress *p, bool pending)
 	p->checked = stats_checked_blocks(&t);
 	p->preattach = t.preattach_checked_blocks;
 	snapshot_free(&snap);
+	/* no offsets at the submit hook: the bios check the blocks */
+	if (s->plan.submit_proto == SUBMIT_PER_BLOCK)
+		bio_progress(s, p);
 	if (pending)
 		p->pending = engine_pending_blocks(s->engine);
 	return 0;
@@ -366,14 +489,24 @@ static int run_verify(struct session *s, void *args)
 	fprintf(stderr, "iomapdirty: ready (pid %d)\n", getpid());
 	r.blocks_goal = a->blocks;
 	r.blocks_reached = observe(s, a);
-	/* the figures are frozen here; the block layer may lag behind them */
-	if (engine_summary(s->engine, &d)) {
+	/*
+	 * The figures are frozen here; the block layer may lag behind them.
+	 * Folios whose writeback begins from now on keep no bitmap for the
+	 * bios: theirs count in no figure of the window.
+	 */
+	if (engine_end_bio_window(s->engine) || engine_summary(s->engine, &d)) {
 		fprintf(stderr, "iomapdirty: reading the counters failed\n");
 		return VERDICT_ERROR;
 	}
+	snapshot_totals(&d, &t);
 	settle(s, &r);
+	if (s->plan.submit_proto == SUBMIT_PER_BLOCK)
+		settle_bio_only(s, &r, t.submitted_blocks);
 	r.d = &d;
 	r.nviolations = engine_violations(s->engine, vio, MAX_OFFENDERS);
+	/* no folio seen by the submit hook: those the bios found */
+	if (!r.nviolations)
+		r.nviolations = engine_bio_violations(s->engine, vio, MAX_OFFENDERS);
 	r.nbios = engine_bio_stats(s->engine, bios, MAX_BLOCKDEVS);
 	r.noffenders = r.nviolations < (int)a->list ? r.nviolations : (int)a->list;
 	if (list_offenders(s, vio, r.noffenders, &offenders)) {
@@ -381,7 +514,6 @@ static int run_verify(struct session *s, void *args)
 		return VERDICT_ERROR;
 	}
 	r.offenders = offenders;
-	snapshot_totals(&d, &t);
 	r.totals = t;
 	bio_totals(&r);
 	decide(s, &t, snapshot_losses(&d), &r);

@@ -307,6 +307,9 @@ int engine_open(struct engine **out, const struct plan *p,
 	size_page_records(e->skel, max_pages);
 	bpf_map__set_max_entries(e->skel->maps.pending_phys,
 				 o->verify ? max_pages : 1);
+	/* a dirty-bitmap word per entry (LRU: preallocated, kept small when off) */
+	bpf_map__set_max_entries(e->skel->maps.wb_snaps,
+				 o->verify ? (max_pages / 2 ? max_pages / 2 : 1) : 64);
 	/* preallocated (LRU): no memory for what is off */
 	bpf_map__set_max_entries(e->skel->maps.cgroup_sums, o->cgroup_sums ? CGROUP_SUMS_MAX : 1);
 	/*

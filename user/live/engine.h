@@ -78,6 +78,17 @@ struct violation_entry {
 int engine_violations(struct engine *e, struct violation_entry *out, int max);
 
 int engine_bio_stats(struct engine *e, struct bio_entry *out, int max);
+/*
+ * The first folios whose write bios carried clean blocks, checked at the
+ * block layer against their dirty bitmap as writeback began (verify).
+ */
+int engine_bio_violations(struct engine *e, struct violation_entry *out, int max);
+/*
+ * Verify's window has ended: folios whose writeback begins from now on
+ * keep no dirty bitmap for the block layer (their bios count in no
+ * figure). 0 or -errno.
+ */
+int engine_end_bio_window(struct engine *e);
 /* Physical blocks submitted but not yet seen in a bio. */
 uint64_t engine_pending_blocks(struct engine *e);
 struct pending_entry {

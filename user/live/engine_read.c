@@ -417,6 +417,24 @@ int engine_violations(struct engine *e, struct violation_entry *out, int max)
 	return n;
 }
 
+int engine_bio_violations(struct engine *e, struct violation_entry *out, int max)
+{
+	int n = map_walk(e->skel->maps.bio_violations, out, sizeof(*out),
+			 offsetof(struct violation_entry, v), max);
+
+	qsort(out, n, sizeof(*out), violation_cmp);
+	return n;
+}
+
+int engine_end_bio_window(struct engine *e)
+{
+	uint32_t key = 0, ended = 1;
+
+	if (bpf_map_update_elem(bpf_map__fd(e->skel->maps.snap_window), &key, &ended, 0))
+		return -errno;
+	return 0;
+}
+
 int engine_bio_stats(struct engine *e, struct bio_entry *out, int max)
 {
 	return map_walk(e->skel->maps.bio_stats_map, out, sizeof(*out),

@@ -364,12 +364,20 @@ static void plan_helpers(struct kfacts *f, struct plan *p)
 	struct hook_plan *h = &p->hooks[HOOK_FOLIO_PTR];
 	const char *tp = hook_target(HOOK_FOLIO_PTR, TARGET_TP, 0);
 
-	if (p->hooks[HOOK_WB_BEGIN].chosen && p->hooks[HOOK_WB_BEGIN].mech == MECH_TRACEPOINT &&
-	    p->bitmap != BITMAP_NONE) {
+	/*
+	 * Tracepoint writeback learns the folio here; a kernel without a
+	 * dirty bitmap needs it in every mode: a folio seen going clean ->
+	 * dirty has no dirty block but those written since, which verify's
+	 * check at the bio judges the kernel's writes by.
+	 */
+	if ((p->hooks[HOOK_WB_BEGIN].chosen && p->hooks[HOOK_WB_BEGIN].mech == MECH_TRACEPOINT) ||
+	    p->bitmap == BITMAP_NONE) {
 		if (tp_usable(f, tp, h) && tp_fits(f, HOOK_FOLIO_PTR, tp))
 			choose_tp(f, p, HOOK_FOLIO_PTR, tp, PROG_ANY_VARIANT);
 		else
-			snprintf(h->note, sizeof(h->note), "kernel dirty bitmap not read");
+			snprintf(h->note, sizeof(h->note), p->bitmap == BITMAP_NONE ?
+				 "folios dirtied inside the window not told apart" :
+				 "kernel dirty bitmap not read");
 	}
 	h = &p->hooks[HOOK_INVALIDATE];
 	tp = hook_target(HOOK_INVALIDATE, TARGET_TP, 0);
@@ -381,14 +389,16 @@ static void plan_helpers(struct kfacts *f, struct plan *p)
 
 	h = &p->hooks[HOOK_BIO];
 	tp = hook_target(HOOK_BIO, TARGET_TP, 0);
-	if (p->submit_proto == SUBMIT_PER_BLOCK) {
-		snprintf(h->note, sizeof(h->note), "verify cannot match bios: the "
-			 "per-block submit tracepoint has no file offset");
-	} else if (tp_usable(f, tp, h) && tp_fits(f, HOOK_BIO, tp)) {
-		choose_tp(f, p, HOOK_BIO, tp, PROG_ANY_VARIANT);
+	if (!tp_usable(f, tp, h) || !tp_fits(f, HOOK_BIO, tp))
+		return;
+	choose_tp(f, p, HOOK_BIO, tp, PROG_ANY_VARIANT);
+	if (p->submit_proto == SUBMIT_PER_BLOCK)
+		snprintf(h->note, sizeof(h->note), "verify only: write bios' blocks "
+			 "placed from their pages and checked there (this kernel's "
+			 "submit tracepoint has no file offset)");
+	else
 		snprintf(h->note, sizeof(h->note), "verify only: write bios matched "
-			 "to submitted blocks by physical address");
-	}
+			 "to submitted blocks by physical address, and checked there");
 }
 
 /*

@@ -21,7 +21,9 @@ static inline struct measures plan_measures(const struct plan *p)
 	return (struct measures){
 		.bitmap = p->bitmap != BITMAP_NONE,
 		.whole_dirty = whole->chosen && whole->mech != MECH_DERIVED,
-		.preattach = p->hooks[HOOK_FOLIO_PTR].chosen,
+		/* without a dirty bitmap a folio dirtied before attach is not
+		 * checked: nothing says which of its blocks are dirty */
+		.preattach = p->hooks[HOOK_FOLIO_PTR].chosen && p->bitmap != BITMAP_NONE,
 		.accounting = p->accounting,
 	};
 }

@@ -108,6 +108,11 @@ struct verify_report {
 	 */
 	uint64_t checked_blocks;
 	bool tells_preattach;
+	/*
+	 * The submit hook has no offsets (6.1-6.8): the blocks were checked
+	 * in the write bios only (bio_totals.bio_*), not by the submit hook.
+	 */
+	bool checked_at_bio_only;
 	uint64_t blocks_goal;		/* --blocks N, 0 if not */
 	bool blocks_reached;		/* stopped because N were checked */
 	struct wa_stats totals;		/* over the filesystems */

@@ -80,7 +80,16 @@ void report_verify_text(FILE *out, const struct report_ctx *rc,
 			"submit hook put them, %llu elsewhere, %llu not placed\n",
 			ULL(b->s.placed_agree_blocks), ULL(b->s.placed_disagree_blocks),
 			ULL(b->s.unplaced_blocks));
+		fprintf(out, "  checked in the bios against their folio's dirty blocks: "
+			"%llu dirty (%llu dirtied before attach), %llu clean, %llu not "
+			"judged; %llu of folios written back outside the window\n",
+			ULL(b->s.bio_checked_blocks), ULL(b->s.bio_preattach_blocks),
+			ULL(b->s.bio_violation_blocks), ULL(b->s.bio_unjudged_blocks),
+			ULL(b->s.bio_unsnapped_blocks));
 	}
+	if (r->checked_at_bio_only)
+		fprintf(out, "checked at the block layer only: this kernel's submit "
+			"tracepoint has no offsets\n");
 	if (r->bios_watched)
 		fprintf(out, "submitted blocks not seen in a write bio: %llu (waited "
 			"%.2f s after the end)\n", ULL(r->pending), r->settle_seconds);
@@ -123,6 +132,11 @@ static void bio_json(struct json *j, const struct bio_entry *b)
 	json_kv_u64(j, "placed_agree_blocks", b->s.placed_agree_blocks);
 	json_kv_u64(j, "placed_disagree_blocks", b->s.placed_disagree_blocks);
 	json_kv_u64(j, "unplaced_blocks", b->s.unplaced_blocks);
+	json_kv_u64(j, "bio_checked_blocks", b->s.bio_checked_blocks);
+	json_kv_u64(j, "bio_preattach_blocks", b->s.bio_preattach_blocks);
+	json_kv_u64(j, "bio_violation_blocks", b->s.bio_violation_blocks);
+	json_kv_u64(j, "bio_unjudged_blocks", b->s.bio_unjudged_blocks);
+	json_kv_u64(j, "bio_unsnapped_blocks", b->s.bio_unsnapped_blocks);
 	json_key(j, "first_disagreement");
 	if (b->s.first_disagree_offset) {
 		json_object_begin(j);
@@ -164,6 +178,7 @@ static void preattach_json(struct json *j, const struct verify_report *r)
 	const struct wa_stats *t = &r->totals;
 
 	json_kv_u64(j, "checked_blocks", r->checked_blocks);
+	json_kv_bool(j, "checked_at_bio_only", r->checked_at_bio_only);
 	kv_u64_or_null(j, "blocks_goal", r->blocks_goal, r->blocks_goal);
 	json_kv_bool(j, "blocks_goal_reached", r->blocks_reached);
 	kv_u64_or_null(j, "preattach_folios", r->tells_preattach, t->preattach_folios);

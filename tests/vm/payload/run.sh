@@ -414,14 +414,17 @@ mmap_dirty() {
 	rm -f $f
 }
 
-# verify MODE: -D seconds around the scattered writes; the verdict is known
+# verify MODE [NAME VERIFY-ARGS...]: -D seconds around the scattered writes;
+# the verdict is known
 verify() {
-	m=$1 n="$1.verify" f=$MNT/verify-$1.dat dur=8
+	m=$1 n="$1.${2:-verify}" f=$MNT/verify-$1.dat dur=8
+	shift
+	[ $# -gt 0 ] && shift
 	rm -f $f
 	info "$n: prep"
 	workload prep $f $PREP_SIZE >$W/prep.json || { vmtest_fail "$n.prep" "workload prep failed"; return; }
 	sync
-	if ! tool_start $W/verify.out $W/verify.err verify --mode $m --mount $MNT -D $dur --json; then
+	if ! tool_start $W/verify.out $W/verify.err verify --mode $m --mount $MNT -D $dur --json "$@"; then
 		vmtest_fail "$n.attach" "iomapdirty verify --mode $m did not attach"
 		return
 	fi
@@ -444,27 +447,50 @@ verify() {
 		vmtest_fail "$n.workload_inside_window" "workload took $w0..$w1 s, window $dur s"
 	fi
 	load X_ $W/exp.json "$EXP_PICK"
-	load V_ $v '{verdict, reason,
+	load V_ $v '{verdict, reason, checked_at_bio_only,
 		submitted_blocks: ([.filesystems[].stats.submitted_blocks] | add),
 		unchecked_blocks: ([.filesystems[].stats.unchecked_blocks] | add),
-		violation_blocks: ([.filesystems[].stats.violation_blocks] | add)}'
+		violation_blocks: ([.filesystems[].stats.violation_blocks] | add),
+		folios: ([.filesystems[].stats.folios] | add),
+		bio_checked: ([.block_devices[].bio_checked_blocks] | add),
+		bio_clean: ([.block_devices[].bio_violation_blocks] | add),
+		bio_unjudged: ([.block_devices[].bio_unjudged_blocks] | add),
+		offenders: (.offenders | length)}'
 	reason=$V_reason
 	info "$n: verdict $V_verdict (exit $TOOL_RC): $reason"
 	sub=$V_submitted_blocks
-	case "$VM_SERIES/$VM_PATCH" in
-	6.1/rfcv4)
-		# 6.1's iomap_writepage_map tracepoint: one event per block, no
-		# offset; every submitted block is unchecked (docs/kernels.md), so
-		# nothing was checked: no evidence, exit 8 (not a pass)
-		check "$n.exit" 8 $TOOL_RC "verify on 6.1: blocks cannot be placed"
-		check "$n.verdict" no_evidence "$V_verdict"
+	case "$VM_SERIES/$VM_PATCH/$n" in
+	6.1/rfcv4/*.simulated_clean)
+		# the first dirty block of every folio hidden from the check
+		# (--simulate-clean 1): the kernel writes it, and the write bios
+		# carry one clean block per folio: the check at the bio fails
+		check "$n.exit" 1 $TOOL_RC "verify --simulate-clean on 6.1 RFCv4"
+		check "$n.verdict" fail "$V_verdict"
+		check "$n.bio_clean" "$V_folios" "$V_bio_clean" "one clean block per folio"
+		check "$n.bio_checked" "$((sub - V_folios))" "$V_bio_checked"
+		check "$n.offenders_listed" true "$([ "${V_offenders:-0}" -gt 0 ] && echo true)"
 		case "$reason" in
-		*"submitted blocks could not be checked"*) vmtest_pass "$n.reason" ;;
-		*) vmtest_fail "$n.reason" "want 'N submitted blocks could not be checked', got '$reason'" ;;
+		*"clean blocks were carried by write bios"*) vmtest_pass "$n.reason" ;;
+		*) vmtest_fail "$n.reason" "want 'N clean blocks were carried by write bios', got '$reason'" ;;
 		esac
-		check "$n.unchecked_blocks" "$sub" "$V_unchecked_blocks" \
-			"every submitted block unchecked"
+		;;
+	6.1/rfcv4/*)
+		# 6.1's iomap_writepage_map tracepoint: one event per block, no
+		# offset (docs/kernels.md); every block a write bio carries is
+		# placed from its page and checked there against its folio's
+		# dirty bitmap as writeback began: a pass, with that evidence
+		check "$n.exit" 0 $TOOL_RC "verify on 6.1 RFCv4, checked in the write bios"
+		check "$n.verdict" pass "$V_verdict"
+		check "$n.checked_at_bio_only" true "$V_checked_at_bio_only"
+		case "$reason" in
+		*"checked in the write bios"*) vmtest_pass "$n.reason" ;;
+		*) vmtest_fail "$n.reason" "want 'N blocks checked in the write bios', got '$reason'" ;;
+		esac
 		check "$n.submitted_blocks" "$(x dirty_blocks)" "$sub"
+		check "$n.bio_checked" "$(x dirty_blocks)" "$V_bio_checked" \
+			"blocks the workload dirtied, checked dirty in the write bios"
+		check "$n.bio_clean" 0 "$V_bio_clean"
+		check "$n.bio_unjudged" 0 "$V_bio_unjudged"
 		check "$n.violation_blocks" 0 "$V_violation_blocks"
 		;;
 	6.12/*)
@@ -474,6 +500,10 @@ verify() {
 		check "$n.exit" 0 $TOOL_RC "verify with per-block dirty tracking"
 		check "$n.verdict" pass "$V_verdict"
 		check "$n.submitted_blocks" "$(x dirty_blocks)" "$sub"
+		# checked a second time in the write bios: the two agree
+		check "$n.checked_at_bio_only" false "$V_checked_at_bio_only"
+		check "$n.bio_checked" "$(x dirty_blocks)" "$V_bio_checked"
+		check "$n.bio_clean" 0 "$V_bio_clean"
 		check "$n.unchecked_blocks" 0 "$V_unchecked_blocks"
 		check "$n.violation_blocks" 0 "$V_violation_blocks"
 		;;
@@ -484,6 +514,14 @@ verify() {
 		*"no per-block dirty tracking"*) vmtest_pass "$n.reason" ;;
 		*) vmtest_fail "$n.reason" "want 'no per-block dirty tracking', got '$reason'" ;;
 		esac
+		# the evidence: every folio went clean -> dirty inside the
+		# window, so the writes seen are its dirty blocks; the write
+		# bios carried those and, for the rest of each folio, clean ones
+		check "$n.bio_checked" "$(x dirty_blocks)" "$V_bio_checked" \
+			"blocks the workload dirtied, dirty in the write bios"
+		check "$n.bio_clean" "$((sub - $(x dirty_blocks)))" "$V_bio_clean" \
+			"the rest of each folio written, clean"
+		check "$n.offenders_listed" true "$([ "${V_offenders:-0}" -gt 0 ] && echo true)"
 		;;
 	esac
 	rm -f $f
@@ -971,6 +1009,9 @@ for m in $MODES; do
 	[ -n "$STRIDE_CROSSING" ] && scatter $m crossing $STRIDE_CROSSING
 	mmap_dirty $m
 	verify $m
+	# the check at the bio can fail (6.1 RFCv4: the only check there)
+	[ "$VM_SERIES/$VM_PATCH" = 6.1/rfcv4 ] && [ "$m" = tracepoint ] &&
+		verify $m simulated_clean --simulate-clean 1
 	info "mode $m: $(awk -v a=$m0 -v b=$(now) 'BEGIN { print b - a }') s"
 done
 for m in $AO_MODES; do
