@@ -92,8 +92,9 @@ static __always_inline void bio_note_clean(const struct biovec_place *p,
  * writeback's (its start was not seen). met is or-ed without an atomic
  * (6.1's ppc64 JIT has no atomic or): two CPUs meeting blocks of one word
  * at once may forget a bit, which only lets a block be judged again.
+ * Returns whether the block is one of a watched filesystem's files.
  */
-static __always_inline void bio_block_check(struct bio_tally *t, const struct biovec_place *p,
+static __always_inline bool bio_block_check(struct bio_tally *t, const struct biovec_place *p,
 					    __u32 shift)
 {
 	struct snap_key key = { .ino = p->ino, .dev = p->dev, .index = p->folio_index };
@@ -101,28 +102,29 @@ static __always_inline void bio_block_check(struct bio_tally *t, const struct bi
 	struct wb_snap *s;
 
 	if (!dev_wanted(p->dev) || p->offset < page_off)
-		return;
+		return false;
 	blk = (p->offset - page_off) >> shift;
 	key.word = blk / 64;
 	s = bpf_map_lookup_elem(&wb_snaps, &key);
 	if (!s) {
 		t->unsnapped++;
-		return;
+		return true;
 	}
 	bit = 1ULL << (blk % 64);
 	if (blk >= s->nr_blocks || (s->met & bit)) {
 		t->unjudged++;
-		return;
+		return true;
 	}
 	s->met |= bit;
 	if (s->dirty & bit) {
 		t->checked++;
 		if (s->preattach)
 			t->checked_preattach++;
-		return;
+		return true;
 	}
 	t->clean++;
 	bio_note_clean(p, s, shift);
+	return true;
 }
 
 static long bio_block_cb(__u64 i, void *data)
@@ -132,7 +134,7 @@ static long bio_block_cb(__u64 i, void *data)
 	struct phys_key key = w->key;
 	struct biovec_place p = {};
 	struct phys_origin *o;
-	bool placed;
+	bool placed, in_file = false;
 
 	key.block += i;
 	if (t->vec_ok && !t->vec.left && !biovec_load(&t->vec)) {
@@ -141,11 +143,15 @@ static long bio_block_cb(__u64 i, void *data)
 	}
 	placed = t->vec_ok && biovec_place(&t->vec, &p);
 	if (placed)
-		bio_block_check(t, &p, w->shift);
+		in_file = bio_block_check(t, &p, w->shift) && p.dev == key.dev;
 	o = bpf_map_lookup_elem(&pending_phys, &key);
 	if (o) {
 		bio_block_place(t, o, &p, placed);
 		bpf_map_delete_elem(&pending_phys, &key);
+		t->matched++;
+	} else if (in_file && submit_proto == SUBMIT_PER_BLOCK) {
+		/* 6.1-6.8: the submit hook placed no block (no offsets);
+		 * a block of a file on this device is data by its page */
 		t->matched++;
 	} else {
 		t->unmatched++;
