@@ -244,6 +244,9 @@ mutants: deps
 # checks and the seed's fio job in both guests; writes docs/lab-results.md.
 # `make vmcheck` runs the guests CI runs (tests/vm/README.md, "Cost"),
 # `make vmcheck-all` every guest.
+# mdadm for the 6.12 guest's md raid checks, unpacked, not installed
+# (scripts/mdadm-unpacked.sh, run by install-deps --lab)
+LAB_MDADM ?= /var/cache/iomapdirty-mdadm/sbin/mdadm
 VMCHECK_ALL := unpatched rfcv4 debian612 ppc-unpatched ppc-rfcv4
 VMCHECK_KERNELS ?= $(VMCHECK_ALL)
 vmcheck: deps
@@ -255,7 +258,7 @@ vmcheck: deps
 # beside make check, nice 19)
 vmcheck-guests:
 	$(Q)VM_KERNELS="$(VMCHECK_KERNELS)" VM_PAYLOAD_DIR=tests/vm/payload \
-		VM_PAYLOAD_EXTRA="iomapdirty.static tests/e2e/workload.static jq examples/seed-randwrite.fio sfdisk dmsetup" \
+		VM_PAYLOAD_EXTRA="iomapdirty.static tests/e2e/workload.static jq examples/seed-randwrite.fio sfdisk dmsetup $(LAB_MDADM)" \
 		VM_PAYLOAD_EXTRA_PPC64LE="$(PPC64LE_OUTPUT)/iomapdirty.static $(PPC64LE_OUTPUT)/workload.static examples/seed-randwrite.fio" \
 		VM_RESULTS_MD=docs/lab-results.md tests/vm/vmcheck.sh
 

@@ -18,11 +18,13 @@ if [ "${1:-}" = "--lab" ]; then
 	       libc6-dev-ppc64el-cross
 	       dmsetup)
 fi
-# the lab's ppc64le guest: the ppc64el libraries its static binaries link,
-# unpacked apart (scripts/ppc64el-sysroot.sh says why not multiarch)
+# Unpacked apart, not installed: the ppc64el libraries the ppc64le guest's
+# static binaries link (scripts/ppc64el-sysroot.sh says why not multiarch),
+# and the 6.12 guest's mdadm (scripts/mdadm-unpacked.sh: it needs udev)
 lab_sysroot() {
 	[ "${1:-}" = "--lab" ] || return 0
 	"$(dirname "$0")/ppc64el-sysroot.sh"
+	"$(dirname "$0")/mdadm-unpacked.sh"
 }
 
 missing=()

@@ -401,6 +401,8 @@ stacked_table() {
 			partition) what="partition 1 of a loop disk (sfdisk, \`losetup -P\`)" ;;
 			dmlinear) what="dm-linear, 1 MiB into the disk (as LVM)" ;;
 			dmcrypt) what="dm-crypt, aes-xts-plain64" ;;
+			raid1) what="md raid1 over two loop disks (mdadm, metadata 1.2)" ;;
+			raid0) what="md raid0 over two loop disks (mdadm, 512 KiB chunks)" ;;
 			*) what=$layout ;;
 			esac
 			rows+="| $v | $what | ${verdict#verdict=} | ${sub#submitted_bytes=} | ${data#data_bytes=} |"$'\n'
@@ -408,7 +410,7 @@ stacked_table() {
 	done
 	[ -n "$rows" ] || return 0
 	printf '\n## verify on stacked storage\n\n'
-	printf '%s\n' "XFS (1 KiB blocks) on the layouts production runs, \`iomapdirty verify\` during scripted writes: the verdict, the bytes the tool saw submitted, and the data bytes the block layer carried for the filesystem's device (block tracepoints in the guest, matched in the filesystem's coordinates: a partition's start subtracted, dm matched on the top device before its remap). md RAID is not in the guest kernel."
+	printf '%s\n' "XFS (1 KiB blocks) on the layouts production runs, \`iomapdirty verify\` during scripted writes: the verdict, the bytes the tool saw submitted, and the data bytes the block layer carried for the filesystem's device (block tracepoints in the guest, matched in the filesystem's coordinates: a partition's start subtracted, dm and md matched on the top device before they remap, clone or split the bio onto their members)."
 	printf '\n| kernel | layout | verdict | submitted bytes (tool) | data bytes at the block layer |\n|---|---|---|---|---|\n'
 	printf '%s' "$rows"
 }
