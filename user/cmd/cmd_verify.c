@@ -150,14 +150,12 @@ static void why_pass(struct verify_report *v, const struct wa_stats *t)
 			"(reported apart)", ULL(t->preattach_folios), ULL(pre));
 }
 
-/* Sums the block devices' figures into v->bio_totals. */
-static void bio_totals(struct verify_report *v)
+/* Sums the figures of n block devices into t. */
+static void bio_stats_sum(struct bio_stats *t, const struct bio_entry *bios, int n)
 {
-	struct bio_stats *t = &v->bio_totals;
-
 	memset(t, 0, sizeof(*t));
-	for (int i = 0; i < v->nbios; i++) {
-		const struct bio_stats *b = &v->bios[i].s;
+	for (int i = 0; i < n; i++) {
+		const struct bio_stats *b = &bios[i].s;
 
 		t->matched_bytes += b->matched_bytes;
 		t->placed_agree_blocks += b->placed_agree_blocks;
@@ -339,19 +337,12 @@ static void settle(struct session *s, struct verify_report *r)
 	free(p);
 }
 
-/* The write bios' check so far, over the block devices: t's bio_* fields. */
+/* The write bios' figures so far, over the block devices. */
 static void bio_check_now(struct session *s, struct bio_stats *t)
 {
 	struct bio_entry b[MAX_BLOCKDEVS];
-	int n = engine_bio_stats(s->engine, b, MAX_BLOCKDEVS);
 
-	memset(t, 0, sizeof(*t));
-	for (int i = 0; i < n; i++) {
-		t->bio_checked_blocks += b[i].s.bio_checked_blocks;
-		t->bio_preattach_blocks += b[i].s.bio_preattach_blocks;
-		t->bio_violation_blocks += b[i].s.bio_violation_blocks;
-		t->bio_unjudged_blocks += b[i].s.bio_unjudged_blocks;
-	}
+	bio_stats_sum(t, b, engine_bio_stats(s->engine, b, MAX_BLOCKDEVS));
 }
 
 /* Blocks the write bios have judged so far. */
@@ -399,16 +390,19 @@ static int progress_read(struct session *s, struct progress *p, bool pending)
 	struct snapshot snap;
 	struct wa_stats t;
 
-	if (engine_flush(s->engine, ENGINE_FLUSH_IDLE_NS) ||
-	    engine_snapshot(s->engine, &snap))
+	if (engine_flush(s->engine, ENGINE_FLUSH_IDLE_NS))
 		return -1;
-	snapshot_totals(&snap, &t);
-	p->checked = stats_checked_blocks(&t);
-	p->preattach = t.preattach_checked_blocks;
-	snapshot_free(&snap);
-	/* no offsets at the submit hook: the bios check the blocks */
-	if (s->plan.submit_proto == SUBMIT_PER_BLOCK)
+	if (s->plan.submit_proto == SUBMIT_PER_BLOCK) {
+		/* no offsets at the submit hook: the bios check the blocks */
 		bio_progress(s, p);
+	} else {
+		if (engine_snapshot(s->engine, &snap))
+			return -1;
+		snapshot_totals(&snap, &t);
+		p->checked = stats_checked_blocks(&t);
+		p->preattach = t.preattach_checked_blocks;
+		snapshot_free(&snap);
+	}
 	if (pending)
 		p->pending = engine_pending_blocks(s->engine);
 	return 0;
@@ -515,7 +509,7 @@ static int run_verify(struct session *s, void *args)
 	}
 	r.offenders = offenders;
 	r.totals = t;
-	bio_totals(&r);
+	bio_stats_sum(&r.bio_totals, r.bios, r.nbios);
 	decide(s, &t, snapshot_losses(&d), &r);
 	if (a->json)
 		report_verify_json(stdout, &s->report, &r);
