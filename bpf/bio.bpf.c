@@ -44,21 +44,19 @@ struct bio_walk {
 
 /* A matched block: does the bio's page put it where the submit hook did? */
 static __always_inline void bio_block_place(struct bio_tally *t, const struct phys_origin *o,
-					    const struct biovec_place *pp, bool placed)
+					    const struct biovec_place *p, bool placed)
 {
-	struct biovec_place p = *pp;
-
 	if (!placed) {
 		t->unplaced++;
 		return;
 	}
-	if (p.dev == o->fs_dev && p.ino == o->ino && p.offset == o->offset) {
+	if (p->dev == o->fs_dev && p->ino == o->ino && p->offset == o->offset) {
 		t->agree++;
 		return;
 	}
 	if (!t->disagree) {
 		t->first_disagree = o->offset + 1;
-		t->first_disagree_bio = p.offset;
+		t->first_disagree_bio = p->offset;
 	}
 	t->disagree++;
 }

@@ -44,6 +44,7 @@ __noinline int snap_save(struct wb_ctx *c)
 	struct snap_walk s = {};
 	__u32 zero = 0, *ended;
 	__u64 nr = 0, words = 1;
+	bool fits;
 
 	if (!c || !c->active)
 		return 0;
@@ -56,10 +57,11 @@ __noinline int snap_save(struct wb_ctx *c)
 	s.key.index = c->key.index;
 	if (c->block_bits >= 9 && c->block_bits <= IOMAPDIRTY_MAX_BLOCK_BITS)
 		nr = c->folio_bytes >> c->block_bits;
-	s.keep = c->counted && nr && nr <= IOMAPDIRTY_MAX_BITMAP_WORDS / 2 * 64 &&
+	fits = nr && nr <= IOMAPDIRTY_MAX_BITMAP_WORDS / 2 * 64;
+	s.keep = c->counted && fits &&
 		 (c->bitmap_read || (bitmap_kind == BITMAP_NONE && c->checkable &&
 				     c->dirtied_seen));
-	if (nr && nr <= IOMAPDIRTY_MAX_BITMAP_WORDS / 2 * 64)
+	if (fits)
 		words = (nr + 63) / 64;
 	s.val.nr_blocks = nr;
 	s.val.dirty_blocks = c->app_dirty_blocks + c->other_dirty_blocks;

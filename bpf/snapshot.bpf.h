@@ -62,5 +62,4 @@ SHARED_MAP(snap_window_map_t, snap_window);
 /* Keeps (or drops) the dirty bitmap of the folio c has just been filled for. */
 int snap_save(struct wb_ctx *c);
 
-
 #endif /* IOMAPDIRTY_SNAPSHOT_BPF_H */
