@@ -82,4 +82,45 @@ static __always_inline long folio_flags_read(struct folio *folio, unsigned long 
 	return bpf_probe_read_kernel(flags, sizeof(*flags), folio);
 }
 
+/*
+ * What one pass of iomap_iter() committed, read at the iomap_iter
+ * tracepoint of the call that ends it (the first call of an operation has
+ * no mapping yet: iomap.length 0). Up to 6.13 the operation returned its
+ * bytes in iter->processed and iomap_iter() advanced pos after the
+ * tracepoint: [pos, pos + processed). "iomap: support incremental
+ * iomap_iter advances" (6.14) added iter_start_pos and lets an operation
+ * advance pos itself: [iter_start_pos, pos), processed > 0 only from an
+ * operation not yet converted; "iomap: rename iomap_iter processed field
+ * to status" (6.15) removed processed. iomap_iter() itself takes
+ * processed > 0 first, then pos - iter_start_pos; so does this.
+ */
+struct iomap_iter___processed {
+	s64 processed;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u64 iomap_iter_committed(struct iomap_iter *iter, __u64 *start)
+{
+	struct iomap_iter___processed *old = (void *)iter;
+	__s64 pos = BPF_CORE_READ(iter, pos), from = pos, done = 0;
+
+	if (bpf_core_field_exists(iter->iter_start_pos))
+		from = BPF_CORE_READ(iter, iter_start_pos);
+	if (bpf_core_field_exists(old->processed))
+		done = BPF_CORE_READ(old, processed);
+	*start = from;
+	if (done > 0)
+		return done;
+	return pos > from ? pos - from : 0;
+}
+
+/*
+ * iomap_iter's flags (include/linux/iomap.h; bits only added, never
+ * moved): a buffered write(2) (iomap_file_buffered_write) is IOMAP_WRITE,
+ * maybe with NOWAIT or DONTCACHE, never with ZERO, REPORT, FAULT, DIRECT,
+ * UNSHARE or DAX: zeroing, fiemap, page faults, direct I/O, unsharing.
+ */
+#define IOMAP_FLAG_WRITE	(1U << 0)
+#define IOMAP_FLAGS_NOT_WRITE2	((1U << 1) | (1U << 2) | (1U << 3) | (1U << 4) | \
+				 (1U << 7) | (1U << 8))
+
 #endif /* IOMAPDIRTY_CORE_FIXES_BPF_H */

@@ -21,6 +21,52 @@
 #include "write.bpf.h"
 #include "writeback.bpf.h"
 
+/*
+ * iomap_iter, every iomap user's loop over mappings: each call but an
+ * operation's first ends a pass, and the iter says which bytes that pass
+ * committed (core_fixes.bpf.h): a write(2) whose copy faults half way
+ * counts what was copied. Only buffered write(2)s (the flags), only
+ * filesystems written back through iomap (a block device's page cache
+ * is written with buffer heads: a record made for it would never end).
+ */
+static __always_inline void iomap_iter_write(struct iomap_iter *iter)
+{
+	struct inode *inode = BPF_CORE_READ(iter, inode);
+	struct inode_facts fi = {};
+	__u64 start, bytes;
+
+	bytes = BPF_CORE_READ(iter, iomap.length) ? iomap_iter_committed(iter, &start) : 0;
+	if (!bytes || !inode || !fs_kind_watched(fs_kind_of(inode))) {
+		count(CNT_WRITE_EVENTS);
+		return;
+	}
+	inode_facts_core(inode, &fi, false);
+	record_write(&fi, start, bytes);	/* counts the event */
+}
+
+static __always_inline bool iomap_iter_is_write(unsigned int flags)
+{
+	return (flags & IOMAP_FLAG_WRITE) && !(flags & IOMAP_FLAGS_NOT_WRITE2);
+}
+
+SEC("tp_btf/iomap_iter")
+int BPF_PROG(btf_iomap_iter_write, struct iomap_iter *iter, const void *ops,
+	     unsigned long caller)
+{
+	if (iter && iomap_iter_is_write(iter->flags))
+		iomap_iter_write(iter);
+	return 0;
+}
+
+SEC("raw_tp/iomap_iter")
+int BPF_PROG(tp_iomap_iter_write, struct iomap_iter *iter, const void *ops,
+	     unsigned long caller)
+{
+	if (iomap_iter_is_write(BPF_CORE_READ(iter, flags)))
+		iomap_iter_write(iter);
+	return 0;
+}
+
 SEC("tp_btf/xfs_file_buffered_write")
 int BPF_PROG(btf_xfs_buffered_write, struct kiocb *iocb, struct iov_iter *from)
 {

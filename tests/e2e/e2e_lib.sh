@@ -14,6 +14,7 @@ E2E_SCENARIOS=(
 	scatter51_1k scatter51_4k dense_1k span_1k span_4k
 	mmap_1k mmap_4k mmap_large_1k eof_1k eof_4k eof_setup_1k
 	large_4k large_setup_4k twofiles_1k truncate_1k mmap_eof_1k threads_1k preattach_1k unwritten_1k
+	shortcopy_1k
 )
 
 scenario_bs() {
@@ -33,6 +34,7 @@ scenario_prep() {
 	scatter51_* | dense_* | span_* | mmap_1k | mmap_4k)
 		"$WORKLOAD" prep "$mnt/f" 4M ;;
 	truncate_*) "$WORKLOAD" prep "$mnt/f" 16K ;;
+	shortcopy_*) "$WORKLOAD" prep "$mnt/f" 64K ;;
 	unwritten_*) # preallocated, never written: one unwritten extent
 		xfs_io -f -c "falloc 0 1m" "$mnt/f" &&
 		xfs_io -r -c "fiemap -v" "$mnt/f" | awk '$1 == "0:" && $NF ~ /^0x8..$/ { ok = 1 } END { exit !ok }' ||
@@ -65,6 +67,8 @@ scenario_argv() {
 		SCENARIO_ARGV=("$w" scatter "$mnt/f" --count 200 --len 700 --stride 500 --start 1000) ;;
 	span_*) SCENARIO_ARGV=("$w" span "$mnt/f") ;;
 	truncate_*) SCENARIO_ARGV=("$w" truncate "$mnt/f") ;;
+	shortcopy_*) # a write(2) whose copy faults half way: what was copied
+		SCENARIO_ARGV=("$w" shortcopy "$mnt/f") ;;
 	unwritten_*) # writes into the preallocated (unwritten) extent
 		SCENARIO_ARGV=("$w" scatter "$mnt/f" --count 30 --len 300 --stride 33000) ;;
 	preattach_*)

@@ -188,7 +188,7 @@ static int this_machine_with_trial(struct kfacts *f, enum trial t, const char *r
 	if (load("family-d-6.18-this-machine.facts", f))
 		return -1;
 	f->trials = TRIALS_LAZY;
-	set_tp_btf(f, "xfs_file_buffered_write", t, res);
+	set_tp_btf(f, "iomap_iter", t, res);
 	return 0;
 }
 
@@ -204,7 +204,7 @@ static void tp_btf_shared(void)
 	if (this_machine_with_trial(&f, TRIAL_OK, "ok"))
 		return;
 	CHECK(plan_build(&f, MODE_AUTO, &p) == 0, "tp_btf ok: plan is complete");
-	CHECK_STR(prog_name(&p.hooks[HOOK_WRITE]), "btf_xfs_buffered_write", "tp_btf ok: write");
+	CHECK_STR(prog_name(&p.hooks[HOOK_WRITE]), "btf_iomap_iter_write", "tp_btf ok: write");
 	/* this kernel has bpf_rdonly_cast: the program reading with guarded loads */
 	CHECK_STR(prog_name(&p.hooks[HOOK_WB_BEGIN]), "btf_wb_folio_ld", "tp_btf ok: writeback");
 	CHECK_STR(prog_name(&p.hooks[HOOK_SUBMIT]), "btf_submit_range", "tp_btf ok: submit");
@@ -233,7 +233,7 @@ static void tp_btf_shared(void)
 	CHECK_STR(prog_name(&p.hooks[HOOK_WB_BEGIN]), "tp_wb_folio", "tp_btf refused: raw_tp writeback");
 	CHECK_STR(prog_name(&p.hooks[HOOK_SUBMIT]), "tp_submit_range", "tp_btf refused: raw_tp submit");
 	CHECK(strstr(p.hooks[HOOK_SUBMIT].rejected, "tp_btf iomap_add_to_ioend: trial attach "
-		     "to xfs_file_buffered_write failed (EPERM)") != NULL,
+		     "to iomap_iter failed (EPERM)") != NULL,
 	      "tp_btf refused: the rejection names the tracepoint tried");
 	tp = facts_tp(&f, "writeback_dirty_folio");
 	CHECK(tp->btf_trial == TRIAL_FAILED && !strcmp(tp->btf_trial_error, "EPERM"),
@@ -251,7 +251,7 @@ static void tp_btf_shared(void)
 	/* facts from a file (no trials): nothing shared, nothing tried */
 	if (load("family-d-6.18-this-machine.facts", &f))
 		return;
-	set_tp_btf(&f, "xfs_file_buffered_write", TRIAL_OK, "ok");
+	set_tp_btf(&f, "iomap_iter", TRIAL_OK, "ok");
 	plan_build(&f, MODE_AUTO, &p);
 	CHECK(facts_tp(&f, "iomap_add_to_ioend")->btf_trial == TRIAL_UNKNOWN,
 	      "tp_btf from a file: an outcome is not shared");

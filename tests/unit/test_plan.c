@@ -76,7 +76,7 @@ static void family_a(void)
 	CHECK_STR(mech(&p, HOOK_WHOLE_DIRTY), "kprobe", "a: kprobe mode whole dirty");
 
 	CHECK(plan_build(&f, MECH_TRACEPOINT, &p) == 0, "a: tracepoint plan is complete");
-	CHECK_STR(target(&p, HOOK_WRITE), "xfs_file_buffered_write", "a: tp write");
+	CHECK_STR(target(&p, HOOK_WRITE), "iomap_iter", "a: tp write");
 	CHECK_STR(target(&p, HOOK_WB_BEGIN), "iomap_writepage", "a: tp writeback");
 	CHECK_STR(target(&p, HOOK_FOLIO_PTR), "writeback_dirty_folio",
 		  "a: tp mode learns folio pointers to read state[]");
@@ -140,8 +140,10 @@ static void family_d(void)
 		return;
 	CHECK(plan_build(&f, MODE_AUTO, &p) == 0, "d: auto plan is complete");
 	CHECK(p.family == 'd', "d: classified as 6.17+ mainline");
-	CHECK_STR(target(&p, HOOK_WRITE), "xfs_file_buffered_write",
+	CHECK_STR(target(&p, HOOK_WRITE), "iomap_iter",
 		  "d: fentry refused (EPERM), kprobes absent: tracepoint write");
+	CHECK(p.write_variant == WRITE_TP_COMMITTED,
+	      "d: the write tracepoint counts what each pass committed");
 	CHECK(strstr(p.hooks[HOOK_WRITE].rejected, "EPERM") != NULL,
 	      "d: the rejection says EPERM");
 	CHECK_STR(target(&p, HOOK_WB_BEGIN), "iomap_writeback_folio", "d: writeback tp");

@@ -148,7 +148,7 @@ static void check_sections(struct iomapdirty_bpf *skel)
 static int plan_variant(const struct plan *p, enum hook h)
 {
 	switch (h) {
-	case HOOK_WRITE: return p->write_end_proto;
+	case HOOK_WRITE: return p->write_variant;
 	case HOOK_WB_BEGIN:	/* tracepoints: how the program reads the kernel */
 		if (p->hooks[h].mech != MECH_TRACEPOINT)
 			return (int)p->wb_folio_arg;
@@ -283,6 +283,17 @@ int main(void)
 			for (int m = MECH_FENTRY; m <= MECH_KPROBE; m++)
 				f.funcs[i].trial[m] = TRIAL_OK;
 		plan_all_modes("6.18 with fentry and kprobes", &f);
+	}
+	/* ... and if its policy refused iomap_iter's tracepoint: XFS's own */
+	if (!parse(NULL, fixture_path(dir, fixtures[3]), &f)) {
+		struct tp_fact *tp = (struct tp_fact *)facts_tp(&f, "iomap_iter");
+
+		CHECK(tp != NULL, "6.18's facts list iomap_iter");
+		if (tp) {
+			tp->trial = TRIAL_FAILED;
+			snprintf(tp->trial_error, sizeof(tp->trial_error), "EPERM");
+			plan_all_modes("6.18, iomap_iter refused", &f);
+		}
 	}
 	if (!parse(kernel_6_6, "6.6", &f))
 		plan_all_modes("6.6", &f);

@@ -221,11 +221,26 @@ const char *plan_mode_name(int mode)
 
 /* ----------------------------------------------------------- per hook */
 
+/* What each write hook counts, for the plan's note */
+static const char *write_note(int variant)
+{
+	switch (variant) {
+	case WRITE_TP_COMMITTED:
+		return "bytes committed by each pass of iomap_iter (every iomap "
+		       "user's buffered write(2); a short copy counts what was copied)";
+	case WRITE_TP_REQUESTED:
+		return "XFS only; bytes requested by each write(2), counted before "
+		       "the copy (a short write counts its request)";
+	default:
+		return "";
+	}
+}
+
 static void plan_write(struct kfacts *f, struct plan *p)
 {
 	struct hook_plan *h = &p->hooks[HOOK_WRITE];
 	const char *fn = hook_target(HOOK_WRITE, TARGET_FUNC, 0);
-	const char *tp = hook_target(HOOK_WRITE, TARGET_TP, 0);
+	const char *tp;
 
 	h->required = true;
 	for (int m = MECH_FENTRY; m <= MECH_KPROBE; m++) {
@@ -236,6 +251,7 @@ static void plan_write(struct kfacts *f, struct plan *p)
 		    !(t = proto_row(f, h, HOOK_WRITE, m, fn)))
 			continue;
 		p->write_end_proto = t->variant;
+		p->write_variant = t->variant;
 		ret = facts_func(f, fn)->proto.ret;
 		p->write_end_ret_bool = !strcmp(ret, "bool") || !strcmp(ret, "_Bool");
 		/* fentry plans read the return value: fexit */
@@ -248,12 +264,19 @@ static void plan_write(struct kfacts *f, struct plan *p)
 			 "folios counted as 0, as the kernel does)");
 		return;
 	}
-	if (mech_allowed(p, MECH_TRACEPOINT) && tp_usable(f, tp, h) &&
-	    proto_row(f, h, HOOK_WRITE, MECH_TRACEPOINT, tp) &&
-	    choose_tp(f, p, HOOK_WRITE, tp, PROG_ANY_VARIANT))
-		snprintf(h->note, sizeof(h->note),
-			 "XFS only; bytes requested by each write(2), counted "
-			 "before the copy (a short write counts its request)");
+	if (!mech_allowed(p, MECH_TRACEPOINT))
+		return;
+	for (unsigned i = 0; (tp = hook_target(HOOK_WRITE, TARGET_TP, i)); i++) {
+		const struct hook_target *t;
+
+		if (!tp_usable(f, tp, h) || !(t = proto_row(f, h, HOOK_WRITE,
+							   MECH_TRACEPOINT, tp)) ||
+		    !choose_tp(f, p, HOOK_WRITE, tp, t->variant))
+			continue;
+		p->write_variant = t->variant;
+		snprintf(h->note, sizeof(h->note), "%s", write_note(t->variant));
+		return;
+	}
 }
 
 static void plan_writeback(struct kfacts *f, struct plan *p)

@@ -42,6 +42,8 @@ struct plan {
 	__u32 submit_proto;
 	__u32 wb_folio_arg;
 	bool wb_guarded_loads;		/* tracepoint writeback: btf_wb_folio_ld */
+	/* the write hook's program: write_end_proto, or a WRITE_TP_* */
+	int write_variant;
 	/*
 	 * Writers' cgroup ids readable by the programs (facts_cgroup_ids): 1,
 	 * 0 no, -1 unknown; why not, in words. Off: writers' cgroups unknown,

@@ -44,13 +44,16 @@ enum prog_kind {
 #define PROG_ANY_VARIANT	(-1)
 /* HOOK_WB_BEGIN's tp_btf program reading the kernel with guarded loads */
 #define WB_GUARDED_LOADS	1
+/* HOOK_WRITE's tracepoints, after enum write_end_proto's values */
+#define WRITE_TP_COMMITTED	16	/* iomap_iter: what each pass committed */
+#define WRITE_TP_REQUESTED	17	/* xfs_file_buffered_write: each request */
 
 struct prog_def {
 	enum hook hook;
 	enum prog_kind kind;
 	/*
 	 * The kernel variant the program is written for, in the plan's own
-	 * terms: HOOK_WRITE, enum write_end_proto; HOOK_WB_BEGIN, the
+	 * terms: HOOK_WRITE, enum write_end_proto or WRITE_TP_*; HOOK_WB_BEGIN, the
 	 * folio's argument position; HOOK_SUBMIT, enum submit_proto.
 	 */
 	int variant;
