@@ -11,7 +11,7 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-SEC("raw_tp/xfs_file_buffered_write")
+SEC("raw_tp/iomap_iter")
 int floor_write(void *ctx) { return 0; }
 
 SEC("raw_tp/writeback_dirty_folio")
@@ -26,7 +26,7 @@ int floor_add_to_ioend(void *ctx) { return 0; }
 SEC("raw_tp/iomap_invalidate_folio")
 int floor_invalidate(void *ctx) { return 0; }
 
-SEC("tp_btf/xfs_file_buffered_write")
+SEC("tp_btf/iomap_iter")
 int floor_btf_write(void *ctx) { return 0; }
 
 SEC("tp_btf/writeback_dirty_folio")

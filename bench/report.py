@@ -16,12 +16,15 @@ import sys
 
 RAW, OUT_JSON, OUT_MD = sys.argv[1:4]
 
-HOOKS = [  # (hook, tracepoint, iomapdirty program name after tp_ / btf_)
-    ("write", "xfs_file_buffered_write", "xfs_buffered_write"),
-    ("dirty_folio", "writeback_dirty_folio", "dirty_folio"),
-    ("writeback_folio", "iomap_writeback_folio", "wb_folio"),
-    ("add_to_ioend", "iomap_add_to_ioend", "submit_range"),
-    ("invalidate", "iomap_invalidate_folio", "invalidate"),
+# (hook, tracepoint, iomapdirty program name after tp_ / btf_, the peer's
+# tracepoint): the peer counts writes at XFS's tracepoint (one event per
+# write(2)), iomapdirty at iomap_iter (two or more per write(2))
+HOOKS = [
+    ("write", "iomap_iter", "iomap_iter_write", "xfs_file_buffered_write"),
+    ("dirty_folio", "writeback_dirty_folio", "dirty_folio", "writeback_dirty_folio"),
+    ("writeback_folio", "iomap_writeback_folio", "wb_folio", "iomap_writeback_folio"),
+    ("add_to_ioend", "iomap_add_to_ioend", "submit_range", "iomap_add_to_ioend"),
+    ("invalidate", "iomap_invalidate_folio", "invalidate", "iomap_invalidate_folio"),
 ]
 
 
@@ -255,7 +258,7 @@ for wl in WORKLOADS:
     if not sdirs:
         continue
     per_hook = {h[0]: {"tool": [], "peer": [], "floor": [], "events": [], "type": None,
-                       "floor_raw": [], "aon": [], "aon_events": []}
+                       "floor_raw": [], "aon": [], "aon_events": [], "peer_events": []}
                 for h in HOOKS}
     flush = []
     sanity = []
@@ -277,7 +280,7 @@ for wl in WORKLOADS:
             p = peer_progs.get(e.get("prog_id"))
             if p:
                 peer_by_tp[e["tracepoint"]] = p
-        for hook, tp, base in HOOKS:
+        for hook, tp, base, peer_tp in HOOKS:
             t, kind = tool_prog(hist.get("progs", []), base)
             # the floor of the same program type on the same tracepoint
             fl = next((p for p in floor if p["tracepoint"] == tp and
@@ -290,7 +293,9 @@ for wl in WORKLOADS:
                        p.get("type", "raw_tp") == "raw_tp"), None)
             if fr and fr["run_cnt"]:
                 per_hook[hook]["floor_raw"].append(fr["run_time_ns"] / fr["run_cnt"])
-            pe = peer_by_tp.get(tp)
+            pe = peer_by_tp.get(peer_tp)
+            if pe:
+                per_hook[hook]["peer_events"].append(pe["run_cnt"])
             for key, p in (("tool", t), ("floor", fl), ("peer", pe)):
                 if p and p["run_cnt"]:
                     per_hook[hook][key].append(p["run_time_ns"] / p["run_cnt"])
@@ -319,7 +324,7 @@ for wl in WORKLOADS:
     hooks = {}
     tot = {"tool": 0.0, "floor": 0.0, "peer": 0.0, "aon": 0.0, "aon_floor": 0.0,
            "floor_all": 0.0}
-    for hook, tp, _ in HOOKS:
+    for hook, tp, _, peer_tp in HOOKS:
         h = per_hook[hook]
         t, f, p = med(h["tool"]), med(h["floor"]), med(h["peer"])
         fraw = med(h["floor_raw"])
@@ -331,14 +336,17 @@ for wl in WORKLOADS:
                        "ratio_aon_floor": (a / f) if a and f else None,
                        "tool_ns_spread": spread(h["tool"]),
                        "ratio_tool_floor": (t / f) if t and f else None,
-                       "floor_raw_tp_ns": fraw,
-                       "ratio_peer_floor": (p / fraw) if p and fraw else None}
+                       "floor_raw_tp_ns": fraw, "peer_tracepoint": peer_tp,
+                       "peer_events": med(h["peer_events"]),
+                       # the floor is on the tool's tracepoint only
+                       "ratio_peer_floor": (p / fraw) if p and fraw and peer_tp == tp
+                       else None}
         n = med(h["events"]) or 0
         if t and f:
             tot["tool"] += t * n
             tot["floor"] += f * n
             if p:
-                tot["peer"] += p * n
+                tot["peer"] += p * (med(h["peer_events"]) or 0)
         # always-on: its hooks only, against the floor on the same hooks;
         # and its whole cost against the floor on every hook the full level has
         na = med(h["aon_events"]) or 0

@@ -312,7 +312,7 @@ stop_obs() {
 }
 
 # foreign probes: programs on our tracepoints that are not ours
-TPS='["xfs_file_buffered_write","writeback_dirty_folio","iomap_writeback_folio","iomap_add_to_ioend","iomap_invalidate_folio"]'
+TPS='["iomap_iter","xfs_file_buffered_write","writeback_dirty_folio","iomap_writeback_folio","iomap_add_to_ioend","iomap_invalidate_folio"]'
 foreign_probes() {	# OUR_PROG_IDS_JSON -> count
 	local ours=$1
 	{

@@ -98,6 +98,16 @@ struct iomap_iter___processed {
 	s64 processed;
 } __attribute__((preserve_access_index));
 
+static __always_inline __u64 iter_pass_bytes(__s64 pos, __s64 from, __s64 done,
+					     __u64 *start)
+{
+	*start = from;
+	if (done > 0)
+		return done;
+	return pos > from ? pos - from : 0;
+}
+
+/* Probe reads (raw_tp). */
 static __always_inline __u64 iomap_iter_committed(struct iomap_iter *iter, __u64 *start)
 {
 	struct iomap_iter___processed *old = (void *)iter;
@@ -107,10 +117,20 @@ static __always_inline __u64 iomap_iter_committed(struct iomap_iter *iter, __u64
 		from = BPF_CORE_READ(iter, iter_start_pos);
 	if (bpf_core_field_exists(old->processed))
 		done = BPF_CORE_READ(old, processed);
-	*start = from;
-	if (done > 0)
-		return done;
-	return pos > from ? pos - from : 0;
+	return iter_pass_bytes(pos, from, done, start);
+}
+
+/* Plain loads: only where iter is a BTF-typed pointer (tp_btf arguments). */
+static __always_inline __u64 iomap_iter_committed_btf(struct iomap_iter *iter, __u64 *start)
+{
+	struct iomap_iter___processed *old = (void *)iter;
+	__s64 pos = iter->pos, from = pos, done = 0;
+
+	if (bpf_core_field_exists(iter->iter_start_pos))
+		from = iter->iter_start_pos;
+	if (bpf_core_field_exists(old->processed))
+		done = old->processed;
+	return iter_pass_bytes(pos, from, done, start);
 }
 
 /*

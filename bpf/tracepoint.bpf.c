@@ -23,38 +23,50 @@
 
 /*
  * iomap_iter, every iomap user's loop over mappings: each call but an
- * operation's first ends a pass, and the iter says which bytes that pass
- * committed (core_fixes.bpf.h): a write(2) whose copy faults half way
- * counts what was copied. Only buffered write(2)s (the flags), only
- * filesystems written back through iomap (a block device's page cache
- * is written with buffer heads: a record made for it would never end).
+ * operation's first (no mapping yet) ends a pass, and the iter says which
+ * bytes that pass committed (core_fixes.bpf.h): a write(2) whose copy
+ * faults half way counts what was copied. Only buffered write(2)s (the
+ * flags), only filesystems written back through iomap (a block device's
+ * page cache is written with buffer heads: a record made for it would
+ * never end).
  */
-static __always_inline void iomap_iter_write(struct iomap_iter *iter)
-{
-	struct inode *inode = BPF_CORE_READ(iter, inode);
-	struct inode_facts fi = {};
-	__u64 start, bytes;
-
-	bytes = BPF_CORE_READ(iter, iomap.length) ? iomap_iter_committed(iter, &start) : 0;
-	if (!bytes || !inode || !fs_kind_watched(fs_kind_of(inode))) {
-		count(CNT_WRITE_EVENTS);
-		return;
-	}
-	inode_facts_core(inode, &fi, false);
-	record_write(&fi, start, bytes);	/* counts the event */
-}
-
 static __always_inline bool iomap_iter_is_write(unsigned int flags)
 {
 	return (flags & IOMAP_FLAG_WRITE) && !(flags & IOMAP_FLAGS_NOT_WRITE2);
+}
+
+/* A pass that committed 'bytes' (> 0) at 'start' */
+static __always_inline void iomap_iter_write(const struct inode_facts *fi,
+					     unsigned long magic, __u64 start, __u64 bytes)
+{
+	if (!fs_kind_watched(fs_kind_of_magic(magic))) {
+		count(CNT_WRITE_EVENTS);
+		return;
+	}
+	record_write(fi, start, bytes);		/* counts the event */
 }
 
 SEC("tp_btf/iomap_iter")
 int BPF_PROG(btf_iomap_iter_write, struct iomap_iter *iter, const void *ops,
 	     unsigned long caller)
 {
-	if (iter && iomap_iter_is_write(iter->flags))
-		iomap_iter_write(iter);
+	struct inode_facts fi = {};
+	__u64 start = 0, bytes = 0;
+	struct inode *inode;
+
+	if (!iter || !iomap_iter_is_write(iter->flags))
+		return 0;
+	inode = iter->inode;
+	if (!inode)
+		return 0;
+	if (iter->iomap.length)
+		bytes = iomap_iter_committed_btf(iter, &start);
+	if (!bytes) {
+		count(CNT_WRITE_EVENTS);
+		return 0;
+	}
+	inode_facts_btf(inode, &fi, false);
+	iomap_iter_write(&fi, inode->i_sb->s_magic, start, bytes);
 	return 0;
 }
 
@@ -62,8 +74,20 @@ SEC("raw_tp/iomap_iter")
 int BPF_PROG(tp_iomap_iter_write, struct iomap_iter *iter, const void *ops,
 	     unsigned long caller)
 {
-	if (iomap_iter_is_write(BPF_CORE_READ(iter, flags)))
-		iomap_iter_write(iter);
+	struct inode *inode = BPF_CORE_READ(iter, inode);
+	struct inode_facts fi = {};
+	__u64 start = 0, bytes = 0;
+
+	if (!iomap_iter_is_write(BPF_CORE_READ(iter, flags)) || !inode)
+		return 0;
+	if (BPF_CORE_READ(iter, iomap.length))
+		bytes = iomap_iter_committed(iter, &start);
+	if (!bytes) {
+		count(CNT_WRITE_EVENTS);
+		return 0;
+	}
+	inode_facts_core(inode, &fi, false);
+	iomap_iter_write(&fi, BPF_CORE_READ(inode, i_sb, s_magic), start, bytes);
 	return 0;
 }
 
