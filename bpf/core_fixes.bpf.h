@@ -93,22 +93,22 @@ static __always_inline long folio_flags_read(struct folio *folio, unsigned long 
  * operation not yet converted; "iomap: rename iomap_iter processed field
  * to status" (6.15) removed processed. iomap_iter() itself takes
  * processed > 0 first, then pos - iter_start_pos; so does this.
+ * *failed: the pass ended in an error (processed or status < 0), which
+ * ends the operation: [pos, pos + len) was asked for and never copied.
  */
 struct iomap_iter___processed {
 	s64 processed;
 } __attribute__((preserve_access_index));
 
-static __always_inline __u64 iter_pass_bytes(__s64 pos, __s64 from, __s64 done,
-					     __u64 *start)
+static __always_inline __u64 iter_pass_bytes(__s64 pos, __s64 from, __s64 done)
 {
-	*start = from;
 	if (done > 0)
 		return done;
 	return pos > from ? pos - from : 0;
 }
 
 /* Probe reads (raw_tp). */
-static __always_inline __u64 iomap_iter_committed(struct iomap_iter *iter, __u64 *start)
+static __always_inline __u64 iomap_iter_committed(struct iomap_iter *iter, bool *failed)
 {
 	struct iomap_iter___processed *old = (void *)iter;
 	__s64 pos = BPF_CORE_READ(iter, pos), from = pos, done = 0;
@@ -117,11 +117,14 @@ static __always_inline __u64 iomap_iter_committed(struct iomap_iter *iter, __u64
 		from = BPF_CORE_READ(iter, iter_start_pos);
 	if (bpf_core_field_exists(old->processed))
 		done = BPF_CORE_READ(old, processed);
-	return iter_pass_bytes(pos, from, done, start);
+	*failed = done < 0;
+	if (bpf_core_field_exists(iter->status))
+		*failed = BPF_CORE_READ(iter, status) < 0;
+	return iter_pass_bytes(pos, from, done);
 }
 
 /* Plain loads: only where iter is a BTF-typed pointer (tp_btf arguments). */
-static __always_inline __u64 iomap_iter_committed_btf(struct iomap_iter *iter, __u64 *start)
+static __always_inline __u64 iomap_iter_committed_btf(struct iomap_iter *iter, bool *failed)
 {
 	struct iomap_iter___processed *old = (void *)iter;
 	__s64 pos = iter->pos, from = pos, done = 0;
@@ -130,7 +133,10 @@ static __always_inline __u64 iomap_iter_committed_btf(struct iomap_iter *iter, _
 		from = iter->iter_start_pos;
 	if (bpf_core_field_exists(old->processed))
 		done = old->processed;
-	return iter_pass_bytes(pos, from, done, start);
+	*failed = done < 0;
+	if (bpf_core_field_exists(iter->status))
+		*failed = iter->status < 0;
+	return iter_pass_bytes(pos, from, done);
 }
 
 /*

@@ -112,7 +112,7 @@ static long fold_cpu_writes_cb(__u64 cpu, void *busy)
 
 	if (!ws)
 		return 1;
-	if (!ws->write_calls)
+	if (!write_sum_held(ws))
 		return 0;
 	if (__sync_val_compare_and_swap(&ws->busy, 0, 1)) {
 		(*(__u64 *)busy)++;

@@ -24,7 +24,8 @@ typedef struct {
 } other_writes_map_t;
 SHARED_MAP(other_writes_map_t, other_writes);
 
-static __always_inline void other_write_add(__u32 dev, __u64 ino, __u64 bytes)
+/* As write_sum_add(): calls and bytes apart, either may be 0. */
+static __always_inline void other_write_add(__u32 dev, __u64 ino, __u64 bytes, __u32 calls)
 {
 	struct file_key key = { .ino = ino, .dev = dev };
 	struct other_write zero = {};
@@ -33,8 +34,10 @@ static __always_inline void other_write_add(__u32 dev, __u64 ino, __u64 bytes)
 	o = map_lookup_or_try_init(&other_writes, &key, &zero, CNT_OTHER_MAP_FULL);
 	if (!o)
 		return;
-	__sync_fetch_and_add(&o->app_bytes, bytes);
-	__sync_fetch_and_add(&o->write_calls, 1);
+	if (bytes)
+		__sync_fetch_and_add(&o->app_bytes, bytes);
+	if (calls)
+		__sync_fetch_and_add(&o->write_calls, calls);
 }
 
 #endif /* IOMAPDIRTY_OTHER_WRITES_BPF_H */

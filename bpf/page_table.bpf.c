@@ -52,6 +52,36 @@ __noinline int page_take(const struct page_key *key_arg, struct page_rec *out)
 	return 1;
 }
 
+/*
+ * Takes back from the page's record what a write asked for and never
+ * copied: 'bytes' of it, the blocks of 'blocks', and, where the request
+ * reached the page from its first byte, its mark as a call on the page.
+ * A record left empty goes. Global, as page_take() and for the same reason.
+ */
+__noinline int page_unwrite(const struct page_key *key_arg, __u64 bytes, __u64 blocks,
+			    __u32 from_page_start)
+{
+	struct page_key key;
+	struct page_rec *rec;
+
+	if (!key_arg)
+		return 0;
+	key = *key_arg;
+	rec = page_find(&key);
+	if (!rec)
+		return 0;
+	__sync_fetch_and_sub(&rec->app_bytes, rec->app_bytes < bytes ? rec->app_bytes : bytes);
+	rec->block_mask &= ~blocks;
+	if (from_page_start && rec->continues)	/* the request reached this page */
+		__sync_fetch_and_sub(&rec->continues, 1);
+	else if (from_page_start && rec->starts)	/* ... or began in it */
+		__sync_fetch_and_sub(&rec->starts, 1);
+	if (!rec->app_bytes && !rec->block_mask && !rec->starts && !rec->continues &&
+	    !rec->whole_dirty && !rec->folio_ptr)
+		page_take(&key, NULL);
+	return 1;
+}
+
 static __always_inline void unwritten_add(const struct page_key *k, const struct page_rec *r)
 {
 	static const struct unwritten zero;

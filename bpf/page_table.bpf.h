@@ -169,6 +169,21 @@ static __always_inline struct page_rec *page_get(const struct page_key *key,
 	return rec;
 }
 
+/* The page's record, or NULL: never adds one. */
+static __always_inline struct page_rec *page_find(const struct page_key *key)
+{
+	struct page_set *s;
+	__u64 tag;
+	int w;
+
+	s = page_locate(key, &tag, &w);
+	if (!s)
+		return NULL;
+	if (w >= 0)
+		return &s->way[w].rec;
+	return s->spilled ? bpf_map_lookup_elem(&page_overflow, key) : NULL;
+}
+
 static __always_inline struct page_rec *page_rec_get(const struct page_key *key)
 {
 	static const struct page_rec zero;
@@ -182,5 +197,9 @@ static __always_inline struct page_rec *page_rec_get(const struct page_key *key)
  * is dropped); 0 if the page has none.
  */
 int page_take(const struct page_key *key_arg, struct page_rec *out);
+
+/* Takes a write's uncopied bytes and blocks back from a page's record (write.bpf.h). */
+int page_unwrite(const struct page_key *key_arg, __u64 bytes, __u64 blocks,
+		 __u32 from_page_start);
 
 #endif /* IOMAPDIRTY_PAGE_TABLE_BPF_H */

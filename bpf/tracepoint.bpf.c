@@ -22,28 +22,43 @@
 #include "writeback.bpf.h"
 
 /*
- * iomap_iter, every iomap user's loop over mappings: each call but an
- * operation's first (no mapping yet) ends a pass, and the iter says which
- * bytes that pass committed (core_fixes.bpf.h): a write(2) whose copy
- * faults half way counts what was copied. Only buffered write(2)s (the
- * flags), only filesystems written back through iomap (a block device's
- * page cache is written with buffer heads: a record made for it would
- * never end).
+ * iomap_iter, every iomap user's loop over mappings. An operation's first
+ * call (no mapping yet: iomap.length 0) gives the request, [pos, pos +
+ * len), before anything is copied: its page records and its call, as XFS's
+ * own tracepoint would. Each later call ends a pass, and the iter says
+ * which bytes the pass committed (core_fixes.bpf.h): the per-file sums
+ * (always-on, run's other processes) count those. A pass that ended in an
+ * error (a copy that faulted half way) ends the operation with [pos, pos
+ * + len) never copied: the request's records give it back. Only buffered
+ * write(2)s (the flags), only filesystems written back through iomap (a
+ * block device's page cache is written with buffer heads: a record made
+ * for it would never end).
  */
 static __always_inline bool iomap_iter_is_write(unsigned int flags)
 {
 	return (flags & IOMAP_FLAG_WRITE) && !(flags & IOMAP_FLAGS_NOT_WRITE2);
 }
 
-/* A pass that committed 'bytes' (> 0) at 'start' */
-static __always_inline void iomap_iter_write(const struct inode_facts *fi,
-					     unsigned long magic, __u64 start, __u64 bytes)
+/* A pass's end needs the file only for the sums, or to give bytes back. */
+static __always_inline bool pass_end_counts(__u64 bytes, bool failed)
 {
-	if (!fs_kind_watched(fs_kind_of_magic(magic))) {
-		count(CNT_WRITE_EVENTS);
+	return failed || (bytes && (always_on() || count_others));
+}
+
+/*
+ * The first call (no mapping: length 0) requests [pos, pos + len); a
+ * later one committed 'bytes' and, failed, left [pos, pos + len) uncopied.
+ */
+static __always_inline void iomap_iter_seen(const struct inode_facts *fi, __u64 length,
+					    __u64 pos, __u64 len, __u64 bytes, bool failed)
+{
+	if (!length) {
+		write_seen(fi, pos, len, 0, 1);
 		return;
 	}
-	record_write(fi, start, bytes);		/* counts the event */
+	write_committed(fi, bytes);
+	if (failed)
+		record_write_uncopied(fi, pos, len);
 }
 
 SEC("tp_btf/iomap_iter")
@@ -51,22 +66,22 @@ int BPF_PROG(btf_iomap_iter_write, struct iomap_iter *iter, const void *ops,
 	     unsigned long caller)
 {
 	struct inode_facts fi = {};
-	__u64 start = 0, bytes = 0;
+	__u64 bytes = 0;
+	bool failed = false;
 	struct inode *inode;
 
 	if (!iter || !iomap_iter_is_write(iter->flags))
 		return 0;
 	inode = iter->inode;
-	if (!inode)
-		return 0;
 	if (iter->iomap.length)
-		bytes = iomap_iter_committed_btf(iter, &start);
-	if (!bytes) {
+		bytes = iomap_iter_committed_btf(iter, &failed);
+	if (!inode || (iter->iomap.length && !pass_end_counts(bytes, failed)) ||
+	    !fs_kind_watched(fs_kind_of_magic(inode->i_sb->s_magic))) {
 		count(CNT_WRITE_EVENTS);
 		return 0;
 	}
 	inode_facts_btf(inode, &fi, false);
-	iomap_iter_write(&fi, inode->i_sb->s_magic, start, bytes);
+	iomap_iter_seen(&fi, iter->iomap.length, iter->pos, iter->len, bytes, failed);
 	return 0;
 }
 
@@ -74,20 +89,23 @@ SEC("raw_tp/iomap_iter")
 int BPF_PROG(tp_iomap_iter_write, struct iomap_iter *iter, const void *ops,
 	     unsigned long caller)
 {
+	__u64 length = BPF_CORE_READ(iter, iomap.length), bytes = 0;
 	struct inode *inode = BPF_CORE_READ(iter, inode);
 	struct inode_facts fi = {};
-	__u64 start = 0, bytes = 0;
+	bool failed = false;
 
-	if (!iomap_iter_is_write(BPF_CORE_READ(iter, flags)) || !inode)
+	if (!iomap_iter_is_write(BPF_CORE_READ(iter, flags)))
 		return 0;
-	if (BPF_CORE_READ(iter, iomap.length))
-		bytes = iomap_iter_committed(iter, &start);
-	if (!bytes) {
+	if (length)
+		bytes = iomap_iter_committed(iter, &failed);
+	if (!inode || (length && !pass_end_counts(bytes, failed)) ||
+	    !fs_kind_watched(fs_kind_of(inode))) {
 		count(CNT_WRITE_EVENTS);
 		return 0;
 	}
 	inode_facts_core(inode, &fi, false);
-	iomap_iter_write(&fi, BPF_CORE_READ(inode, i_sb, s_magic), start, bytes);
+	iomap_iter_seen(&fi, length, BPF_CORE_READ(iter, pos), BPF_CORE_READ(iter, len),
+			bytes, failed);
 	return 0;
 }
 

@@ -70,30 +70,13 @@ static __always_inline long write_page(__u64 i, void *data)
 }
 LOOP_CB(write_page)
 
-/*
- * One write of 'bytes' at 'pos'. From iomap_write_end it lies in one
- * folio; from the tracepoint it is a whole write(2), split here by page.
- */
-static __always_inline void record_write(const struct inode_facts *fi, __u64 pos,
+/* The page records of 'bytes' written at 'pos' (full accounting). */
+static __always_inline void record_pages(const struct inode_facts *fi, __u64 pos,
 					 __u64 bytes)
 {
 	struct write_walk w = {};
 	__u64 pages_spanned;
 
-	count(CNT_WRITE_EVENTS);
-	if (!bytes || !dev_wanted(fi->dev))
-		return;
-	if (!task_wanted()) {
-		count(CNT_FILTERED_WRITES);
-		if (count_others)	/* run: reported apart, never in its totals */
-			other_write_add(fi->dev, fi->ino, bytes);
-		return;
-	}
-	writer_note(fi->dev, fi->ino);
-	if (always_on()) {		/* no page records: the file's sum only */
-		write_sum_add(fi->dev, fi->ino, bytes);
-		return;
-	}
 	w.key.dev = fi->dev;
 	w.key.ino = fi->ino;
 	w.pos = pos;
@@ -109,6 +92,117 @@ static __always_inline void record_write(const struct inode_facts *fi, __u64 pos
 		write_page(0, &w);
 	else
 		bpf_loop(pages_spanned, write_page_cb, &w, 0);
+}
+
+/*
+ * One write event: 'bytes' at 'pos' into the page records (full
+ * accounting), 'sum_bytes' and 'calls' into the per-file sums (always-on,
+ * and run's other processes). A per-folio hook (iomap_write_end) or
+ * XFS's tracepoint gives all three at once: record_write(). iomap_iter
+ * gives them apart (tracepoint.bpf.c): an operation's request, before
+ * anything is copied (the records and the call: a folio the copy dirties
+ * is never written back before its record exists), then what each pass
+ * committed (the sums, which no writeback reads).
+ */
+static __always_inline void write_seen(const struct inode_facts *fi, __u64 pos, __u64 bytes,
+				       __u64 sum_bytes, __u32 calls)
+{
+	count(CNT_WRITE_EVENTS);
+	if ((!bytes && !sum_bytes) || !dev_wanted(fi->dev))
+		return;
+	if (!task_wanted()) {
+		if (calls)
+			count(CNT_FILTERED_WRITES);
+		if (count_others)	/* run: reported apart, never in its totals */
+			other_write_add(fi->dev, fi->ino, sum_bytes, calls);
+		return;
+	}
+	if (calls)
+		writer_note(fi->dev, fi->ino);
+	if (always_on()) {		/* no page records: the file's sum only */
+		write_sum_add(fi->dev, fi->ino, sum_bytes, calls);
+		return;
+	}
+	if (bytes)
+		record_pages(fi, pos, bytes);
+}
+
+/* What an iomap_iter pass committed: the per-file sums only. */
+static __always_inline void write_committed(const struct inode_facts *fi, __u64 bytes)
+{
+	count(CNT_WRITE_EVENTS);
+	if (!bytes || !dev_wanted(fi->dev))
+		return;
+	if (!task_wanted()) {
+		if (count_others)
+			other_write_add(fi->dev, fi->ino, bytes, 0);
+		return;
+	}
+	if (always_on())
+		write_sum_add(fi->dev, fi->ino, bytes, 0);
+}
+
+/*
+ * One write of 'bytes' at 'pos'. From iomap_write_end it lies in one
+ * folio; from XFS's tracepoint it is a whole write(2), split here by page.
+ */
+static __always_inline void record_write(const struct inode_facts *fi, __u64 pos,
+					 __u64 bytes)
+{
+	write_seen(fi, pos, bytes, bytes, 1);
+}
+
+struct unwrite_walk {
+	struct page_key key;
+	__u64 first_index;
+	__u64 pos;
+	__u64 end;
+	__u32 block_bits;
+};
+
+/* Takes back from page (first_index + i) what [pos, end) never copied. */
+static long unwrite_page_cb(__u64 i, void *data)
+{
+	struct unwrite_walk *w = data;
+	__u64 page_size = 1ULL << page_shift;
+	__u64 start, a, b, first, last;
+
+	w->key.index = w->first_index + i;
+	start = w->key.index << page_shift;
+	a = w->pos > start ? w->pos : start;
+	b = w->end < start + page_size ? w->end : start + page_size;
+	if (b <= a)
+		return 0;
+	/* the blocks that start in the range: one the copy reached stays */
+	first = (a - start + (1ULL << w->block_bits) - 1) >> w->block_bits;
+	last = (b - 1 - start) >> w->block_bits;
+	page_unwrite(&w->key, b - a, first <= last ? bit_range(first, last) : 0, a == start);
+	return 0;
+}
+
+/*
+ * iomap_iter: an operation that ended in an error (a copy that faulted)
+ * asked for [pos, pos + bytes) and copied none of it; full accounting
+ * recorded the request: taken back here.
+ */
+static __always_inline void record_write_uncopied(const struct inode_facts *fi, __u64 pos,
+						  __u64 bytes)
+{
+	struct unwrite_walk w = {};
+	__u64 pages_spanned;
+
+	if (!bytes || always_on() || !dev_wanted(fi->dev) || !task_wanted())
+		return;
+	w.key.dev = fi->dev;
+	w.key.ino = fi->ino;
+	w.pos = pos;
+	w.end = pos + bytes;
+	w.block_bits = fi->blkbits;
+	w.first_index = pos >> page_shift;
+	pages_spanned = ((w.end - 1) >> page_shift) - w.first_index + 1;
+	if (pages_spanned > IOMAPDIRTY_MAX_WRITE_PAGES)
+		pages_spanned = IOMAPDIRTY_MAX_WRITE_PAGES;
+	bpf_loop(pages_spanned, unwrite_page_cb, &w, 0);
 }
 
 static __always_inline void record_write_core(struct inode *inode, __u64 pos, __u64 bytes)

@@ -18,7 +18,7 @@ __noinline int write_sum_fold(struct write_sum *ws)
 	struct wa_stats *s, *cg;
 	struct fs_stats *fs;
 
-	if (!ws || !ws->write_calls)
+	if (!ws || !write_sum_held(ws))
 		return 0;
 	totals_of(ws->dev, ws->ino, &s, &fs);
 	if (s)

@@ -31,10 +31,21 @@ SHARED_MAP(write_sums_map_t, write_sums);
 /* Adds a sum's writes to its file's and filesystem's totals and empties it. */
 int write_sum_fold(struct write_sum *ws);
 
-/* One write(2) of 'bytes' to file (dev, ino), always-on level. */
-static __always_inline void write_sum_add(__u32 dev, __u64 ino, __u64 bytes)
+/* Whether a sum holds writes not yet folded. */
+static __always_inline bool write_sum_held(const struct write_sum *ws)
 {
-	struct write_sum direct = { .dev = dev, .ino = ino, .app_bytes = bytes, .write_calls = 1 };
+	return ws->write_calls || ws->app_bytes;
+}
+
+/*
+ * 'calls' write(2)s and 'bytes' application bytes to file (dev, ino),
+ * always-on level. Tracepoint plans count a call when it starts and its
+ * bytes as they are committed (bpf/write.bpf.h): either may be 0.
+ */
+static __always_inline void write_sum_add(__u32 dev, __u64 ino, __u64 bytes, __u32 calls)
+{
+	struct write_sum direct = { .dev = dev, .ino = ino, .app_bytes = bytes,
+				    .write_calls = calls };
 	__u32 zero = 0;
 	struct write_sum *ws = bpf_map_lookup_elem(&write_sums, &zero);
 
@@ -44,12 +55,12 @@ static __always_inline void write_sum_add(__u32 dev, __u64 ino, __u64 bytes)
 		write_sum_fold(&direct);	/* held by a flush or a preempted writer */
 		return;
 	}
-	if (ws->write_calls && (ws->ino != ino || ws->dev != dev))
+	if (write_sum_held(ws) && (ws->ino != ino || ws->dev != dev))
 		write_sum_fold(ws);
 	ws->dev = dev;
 	ws->ino = ino;
 	ws->app_bytes += bytes;
-	ws->write_calls++;
+	ws->write_calls += calls;
 	__sync_val_compare_and_swap(&ws->busy, 1, 0);
 }
 

@@ -142,8 +142,8 @@ static void family_d(void)
 	CHECK(p.family == 'd', "d: classified as 6.17+ mainline");
 	CHECK_STR(target(&p, HOOK_WRITE), "iomap_iter",
 		  "d: fentry refused (EPERM), kprobes absent: tracepoint write");
-	CHECK(p.write_variant == WRITE_TP_COMMITTED,
-	      "d: the write tracepoint counts what each pass committed");
+	CHECK(p.write_variant == WRITE_TP_ITER,
+	      "d: the write tracepoint is iomap_iter's (requests, faults given back)");
 	CHECK(strstr(p.hooks[HOOK_WRITE].rejected, "EPERM") != NULL,
 	      "d: the rejection says EPERM");
 	CHECK_STR(target(&p, HOOK_WB_BEGIN), "iomap_writeback_folio", "d: writeback tp");

@@ -225,9 +225,10 @@ const char *plan_mode_name(int mode)
 static const char *write_note(int variant)
 {
 	switch (variant) {
-	case WRITE_TP_COMMITTED:
-		return "bytes committed by each pass of iomap_iter (every iomap "
-		       "user's buffered write(2); a short copy counts what was copied)";
+	case WRITE_TP_ITER:
+		return "each buffered write(2)'s request, before the copy, at its "
+		       "first iomap_iter call (every iomap user); what a copy that "
+		       "faults leaves uncopied is taken back at its last";
 	case WRITE_TP_REQUESTED:
 		return "XFS only; bytes requested by each write(2), counted before "
 		       "the copy (a short write counts its request)";

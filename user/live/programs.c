@@ -51,8 +51,8 @@ const struct prog_def prog_table[] = {
 	{ HOOK_WRITE, PROG_KPROBE, WRITE_END_POS, "kprobe_write_end" },
 	{ HOOK_WRITE, PROG_KPROBE, WRITE_END_ITER, "kprobe_write_end" },
 	/* iomap_iter: every iomap user's buffered writes */
-	{ HOOK_WRITE, PROG_TP_BTF, WRITE_TP_COMMITTED, "btf_iomap_iter_write" },
-	{ HOOK_WRITE, PROG_RAW_TP, WRITE_TP_COMMITTED, "tp_iomap_iter_write" },
+	{ HOOK_WRITE, PROG_TP_BTF, WRITE_TP_ITER, "btf_iomap_iter_write" },
+	{ HOOK_WRITE, PROG_RAW_TP, WRITE_TP_ITER, "tp_iomap_iter_write" },
 	/* xfs_file_buffered_write (XFS only) */
 	{ HOOK_WRITE, PROG_TP_BTF, WRITE_TP_REQUESTED, "btf_xfs_buffered_write" },
 	{ HOOK_WRITE, PROG_RAW_TP, WRITE_TP_REQUESTED, "tp_xfs_buffered_write" },
@@ -119,8 +119,8 @@ const struct hook_target hook_targets[] = {
 	  ARGS(5, "iomap_iter*", "loff_t", NULL, "size_t", "folio*") },
 	{ HOOK_WRITE, TARGET_FUNC, "iomap_write_end", WRITE_END_ITER,
 	  ARGS(4, "iomap_iter*", NULL, "size_t", "folio*") },
-	/* every iomap user, since 5.15; the pass's range from the iter */
-	{ HOOK_WRITE, TARGET_TP, "iomap_iter", WRITE_TP_COMMITTED,
+	/* every iomap user, since 5.15: each operation's request and its end */
+	{ HOOK_WRITE, TARGET_TP, "iomap_iter", WRITE_TP_ITER,
 	  ARGS(3, "iomap_iter*", NULL, NULL) },
 	/* XFS only */
 	{ HOOK_WRITE, TARGET_TP, "xfs_file_buffered_write", WRITE_TP_REQUESTED,

@@ -45,7 +45,7 @@ enum prog_kind {
 /* HOOK_WB_BEGIN's tp_btf program reading the kernel with guarded loads */
 #define WB_GUARDED_LOADS	1
 /* HOOK_WRITE's tracepoints, after enum write_end_proto's values */
-#define WRITE_TP_COMMITTED	16	/* iomap_iter: what each pass committed */
+#define WRITE_TP_ITER		16	/* iomap_iter: requests, faults given back */
 #define WRITE_TP_REQUESTED	17	/* xfs_file_buffered_write: each request */
 
 struct prog_def {

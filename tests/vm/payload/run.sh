@@ -1146,7 +1146,7 @@ for m in $MODES; do
 	scatter $m aligned $STRIDE_ALIGNED
 	[ -n "$STRIDE_CROSSING" ] && scatter $m crossing $STRIDE_CROSSING
 	mmap_dirty $m
-	# the write hook that counts what a pass committed (iomap_iter)
+	# iomap_iter gives back what a faulted copy never reached
 	case $m in tracepoint | raw_tp) short_copy $m ;; esac
 	verify $m
 	# the check at the bio can fail (6.1 RFCv4: the only check there)
