@@ -86,7 +86,15 @@ make -s -C "$top/bench" .output/loadcost >/dev/null 2>&1 ||
 out=$("$loadcost" "$obj" 2>&1) || { echo "FAIL loadcost: $out"; exit 1; }
 loaded=0
 while read -r name insns verified rest; do
-	[[ $verified =~ ^[0-9]+$ ]] || continue	# not loaded here (fentry, kprobe)
+	# not loaded here: a target this kernel lacks (ESRCH) or the host's
+	# policy (EPERM); the verifier's own refusals (EINVAL, EACCES, E2BIG)
+	# are failures, wherever the program is meant to attach
+	case "$verified $rest" in
+	*"Invalid argument"* | *"Permission denied"* | *"Argument list too long"*)
+		bad "verifier: $name refused by the verifier ($verified $rest; LOADCOST_ONLY=$name LOADCOST_LOG=1 bench/.output/loadcost OBJECT shows why)"
+		continue ;;
+	esac
+	[[ $verified =~ ^[0-9]+$ ]] || continue
 	loaded=$((loaded + 1))
 	max=${BUDGET[$name]:-$MAX_VERIFIED}
 	if ((verified <= max)); then
