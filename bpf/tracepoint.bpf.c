@@ -89,13 +89,15 @@ SEC("raw_tp/iomap_iter")
 int BPF_PROG(tp_iomap_iter_write, struct iomap_iter *iter, const void *ops,
 	     unsigned long caller)
 {
-	__u64 length = BPF_CORE_READ(iter, iomap.length), bytes = 0;
-	struct inode *inode = BPF_CORE_READ(iter, inode);
 	struct inode_facts fi = {};
+	__u64 length, bytes = 0;
 	bool failed = false;
+	struct inode *inode;
 
 	if (!iomap_iter_is_write(BPF_CORE_READ(iter, flags)))
 		return 0;
+	inode = BPF_CORE_READ(iter, inode);
+	length = BPF_CORE_READ(iter, iomap.length);
 	if (length)
 		bytes = iomap_iter_committed(iter, &failed);
 	if (!inode || (length && !pass_end_counts(bytes, failed)) ||
