@@ -75,10 +75,29 @@ def fio_metrics(path):
     j = load(path)
     if not j or not j.get("jobs"):
         return None
-    w = j["jobs"][0]["write"]
-    sync = j["jobs"][0].get("sync", {}).get("lat_ns", {})
-    return {"iops": w["iops"], "bw_kib": w["bw"],
-            "fsync_mean_us": (sync.get("mean") or 0) / 1e3 or None}
+    job = j["jobs"][0]  # every workload reports its jobs as one group
+    w = job["write"]
+    sync = job.get("sync", {}).get("lat_ns", {})
+    return {"iops": w["iops"], "bw_kib": w["bw"], "ios": w.get("total_ios"),
+            "fsync_mean_us": (sync.get("mean") or 0) / 1e3 or None,
+            "cpu_ns_per_io": fio_cpu_per_io(job)}
+
+
+def fio_cpu_per_io(job):
+    """fio's own CPU time (user + system, summed over the group's jobs:
+    usr_cpu and sys_cpu are percentages of job_runtime, the jobs' summed
+    run time) per write I/O, in ns."""
+    try:
+        ios = job["write"]["total_ios"]
+        cpu_ns = (job["usr_cpu"] + job["sys_cpu"]) / 100 * job["job_runtime"] * 1e6
+    except (KeyError, TypeError):
+        return None
+    return cpu_ns / ios if ios else None
+
+
+def bpf_total_ns(progs):
+    """Run time of every program an observer holds (kernel BPF stats)."""
+    return sum(p.get("run_time_ns") or 0 for p in progs or [])
 
 
 def losses_of(summary):
@@ -158,6 +177,8 @@ for wl in WORKLOADS:
                                       default=0),
             "states": [r["env"].get("state") for r in rs.values()],
         }
+        entry["cpu_ns_per_io"] = spread([r["fio"]["cpu_ns_per_io"] for r in rs.values()
+                                         if r["fio"]])
         if any(r["fio"] and r["fio"]["fsync_mean_us"] for r in rs.values()):
             entry["fsync_mean_us"] = spread([r["fio"]["fsync_mean_us"] for r in rs.values()
                                              if r["fio"]])
@@ -263,6 +284,7 @@ for wl in WORKLOADS:
     flush = []
     sanity = []
     losses = []
+    per_io = []     # per stats run: each observer's BPF ns per write I/O
     for d in sdirs:
         hist = load(os.path.join(d, "hist.bpf.json"), {})
         aon = load(os.path.join(d, "aon.bpf.json"), {})
@@ -306,6 +328,15 @@ for wl in WORKLOADS:
             if ta and ta["run_cnt"]:
                 per_hook[hook]["aon"].append(ta["run_time_ns"] / ta["run_cnt"])
                 per_hook[hook]["aon_events"].append(ta["run_cnt"])
+        fio = fio_metrics(os.path.join(d, "fio.json"))
+        if fio and fio["ios"]:
+            # the empty programs of the tool's type (tp_btf here) on its hooks
+            per_io.append({k: v / fio["ios"] for k, v in (
+                ("full", bpf_total_ns(hist.get("progs"))),
+                ("aon", bpf_total_ns(aon.get("progs"))),
+                ("peer", bpf_total_ns(peer.get("progs"))),
+                ("floor", sum(p["run_time_ns"] for p in floor
+                              if p.get("type") == "tp_btf")))})
         fp = next((p for p in hist.get("progs", []) if p["name"] == "flush_idle"), None)
         if fp and fp["run_cnt"]:
             flush.append({"runs": fp["run_cnt"], "ns_per_run": fp["run_time_ns"] / fp["run_cnt"]})
@@ -355,8 +386,20 @@ for wl in WORKLOADS:
             tot["aon_floor"] += f * na
         if t and f:
             tot["floor_all"] += f * n
+    # BPF CPU per I/O against the workload's own CPU per I/O (fio alone,
+    # the throughput rounds' median): a fraction that holds where
+    # throughput is noise; paired with the empty programs of the same run
+    a_cpu = ((result["workloads"][wl]["variants"].get("A-fio") or {})
+             .get("cpu_ns_per_io") or {}).get("median")
+    overhead = {"workload_cpu_ns_per_io": a_cpu, "observers": {}}
+    for k in ("full", "aon", "peer", "floor"):
+        overhead["observers"][k] = {
+            "bpf_ns_per_io": spread([r[k] for r in per_io]),
+            "fraction_of_workload_cpu": spread([r[k] / a_cpu for r in per_io] if a_cpu else []),
+            "x_floor": spread([r[k] / r["floor"] for r in per_io if r["floor"]])}
     result["workloads"][wl]["bpf_stats"] = {
         "hooks": hooks, "flush_idle": flush, "sanity_vs_peer": sanity,
+        "overhead": overhead,
         "losses": losses,
         "weighted_ratio_tool_floor": tot["tool"] / tot["floor"] if tot["floor"] else None,
         "weighted_ratio_aon_floor": tot["aon"] / tot["aon_floor"] if tot["aon_floor"] else None,
@@ -550,6 +593,47 @@ if st:
                                   "over_floor_on_all_full_hooks":
                                       st["aon_over_floor_all_hooks"]},
                         "met": st["weighted_ratio_aon_floor"] <= 1.5})
+# issue 29: large folios and many files against the peer, the always-on
+# overhead against the empty programs', no regression of hot full
+
+
+def hook_ns(wl, hook, key):
+    return ((((W.get(wl) or {}).get("bpf_stats") or {}).get("hooks") or {})
+            .get(hook) or {}).get(key)
+
+
+def target(what, value, met):
+    if met is not None:
+        targets.append({"target": what, "value": value, "met": met})
+
+
+seed_wb, hot_wb = hook_ns("seed", "writeback_folio", "aon_ns"), hook_ns("hot", "writeback_folio", "aon_ns")
+target("seed vs hot: always-on writeback per event on large folios with one dirty block "
+       "(seed: 1 KiB writes + fdatasync into folios up to 2 MiB) <= 3x order-0's (hot)",
+       {"seed_ns": seed_wb, "hot_ns": hot_wb,
+        "ratio": seed_wb / hot_wb if seed_wb and hot_wb else None},
+       seed_wb / hot_wb <= 3 if seed_wb and hot_wb else None)
+for wl in ("seed", "many"):
+    for key, level, limit in (("aon_ns", "always-on", 1), ("tool_ns", "full", 1.5)):
+        t, p = hook_ns(wl, "writeback_folio", key), hook_ns(wl, "writeback_folio", "peer_ns")
+        target(f"{wl}: {level} writeback per event <= {limit}x the bpftrace peer's "
+               "(same hook)", {"tool_ns": t, "peer_ns": p, "ratio": t / p if t and p else None},
+               t <= limit * p if t and p else None)
+st_hot = (W.get("hot") or {}).get("bpf_stats") or {}
+target("hot: always-on per event, event-weighted, <= 1.8x the empty programs (its hooks)",
+       {"event_weighted": st_hot.get("weighted_ratio_aon_floor")},
+       st_hot["weighted_ratio_aon_floor"] <= 1.8 if st_hot.get("weighted_ratio_aon_floor")
+       else None)
+target("hot: full per event, event-weighted, no regression (<= 4.6x the empty programs)",
+       {"event_weighted": st_hot.get("weighted_ratio_tool_floor")},
+       st_hot["weighted_ratio_tool_floor"] <= 4.6 if st_hot.get("weighted_ratio_tool_floor")
+       else None)
+for wl in WORKLOADS:
+    o = ((((W.get(wl) or {}).get("bpf_stats") or {}).get("overhead") or {})
+         .get("observers") or {}).get("aon")
+    if o and o["x_floor"].get("median") is not None:
+        target(f"{wl}: always-on BPF CPU per I/O (as a fraction of the workload's CPU per "
+               "I/O) <= 1.3x the empty programs'", o["x_floor"], o["x_floor"]["median"] <= 1.3)
 hv = ((W.get("hot") or {}).get("variants") or {})
 hot_losses = sum((hv.get(v) or {}).get("losses_total", 0) for v in TOOL_VARIANTS)
 hot_losses += sum(x or 0 for x in (st or {}).get("losses", []))
@@ -682,6 +766,38 @@ for wl in WORKLOADS:
                   f"{num(o['maxrss_kb']['max'])} KiB | "
                   f"{num(mem / 1048576, '{:.1f}') + ' MiB' if mem else '-'} | "
                   f"{e.get('losses_total', '-')} |")
+md.append("")
+md.append("### BPF CPU per I/O, as a fraction of the workload's own CPU per I/O")
+md.append("")
+md.append("BPF run time of every program of the observer (kernel BPF stats, stats runs) "
+          "per write I/O, over fio's own CPU time (user + system) per write I/O when it "
+          "runs alone (median of the throughput rounds); x floor: against the empty "
+          "programs of the same run. Median [min, max] over the stats runs.")
+md.append("")
+md.append("| workload | fio CPU per I/O | observer | BPF ns per I/O | fraction of fio's CPU "
+          "| x empty programs |")
+md.append("|---|---|---|---|---|---|")
+OBS_LABELS = [("full", "iomapdirty hist"), ("aon", "hist always-on"),
+              ("peer", "bpftrace peer"), ("floor", "empty programs")]
+
+
+def spread_md(sp, fmt):
+    if not sp or sp.get("median") is None:
+        return "-"
+    return (f"{fmt.format(sp['median'])} [{fmt.format(sp['min'])}, "
+            f"{fmt.format(sp['max'])}] (n={sp['n']})")
+
+
+for wl in WORKLOADS:
+    ov = ((W.get(wl) or {}).get("bpf_stats") or {}).get("overhead")
+    if not ov:
+        continue
+    for k, label in OBS_LABELS:
+        o = ov["observers"][k]
+        md.append(f"| {wl} | {num(ov['workload_cpu_ns_per_io'])} ns | {label} | "
+                  f"{spread_md(o['bpf_ns_per_io'], '{:.0f}')} | "
+                  f"{spread_md(o['fraction_of_workload_cpu'], '{:.1%}')} | "
+                  f"{spread_md(o['x_floor'], '{:.2f}x') if k != 'floor' else '-'} |")
 md.append("")
 md.append("### BPF run time per event (kernel BPF stats, median over stats runs)")
 md.append("")

@@ -64,10 +64,10 @@ done
 
 if ((quick)); then
 	HOT_S=3 SEED_S=2 MANY_S=3 REPS_HOT=${reps:-2} REPS_OTHER=${reps:-1}
-	STATS_REPS_HOT=1 LOAD_STARTS=3 NFILES_PER_JOB=1000 OVER_FILES_PER_JOB=9000
+	STATS_REPS=1 LOAD_STARTS=3 NFILES_PER_JOB=1000 OVER_FILES_PER_JOB=9000
 else
 	HOT_S=10 SEED_S=5 MANY_S=5 REPS_HOT=${reps:-5} REPS_OTHER=${reps:-5}
-	STATS_REPS_HOT=3 LOAD_STARTS=10 NFILES_PER_JOB=4000 OVER_FILES_PER_JOB=10000
+	STATS_REPS=3 LOAD_STARTS=10 NFILES_PER_JOB=4000 OVER_FILES_PER_JOB=10000
 fi
 HOT_FILE_MB=128		# per job, 2 jobs: 65536 pages < the default --max-pages
 MANY_FILE_KB=16
@@ -540,9 +540,8 @@ for wl in "${WLS[@]}"; do
 	run_fio "$wl" "$RAW/warmup-$wl"
 	log "workload $wl: $n interleaved rounds"
 	throughput "$wl" "$n"
-	ns=1
-	[[ $wl == hot ]] && ns=$STATS_REPS_HOT
-	for ((r = 1; r <= ns; r++)); do stats_run "$wl" "$r"; done
+	# stats rounds: the overhead figure's spread (report.py)
+	for ((r = 1; r <= STATS_REPS; r++)); do stats_run "$wl" "$r"; done
 	[[ $wl == hot ]] && micro
 	rm -rf "${MNT:?}/$wl"	# room for the next workload
 	sync -f "$MNT"
