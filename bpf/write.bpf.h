@@ -34,6 +34,19 @@ struct write_walk {
 	__u32 block_bits;
 };
 
+/* Sets w up for [pos, pos + bytes) of file fi; the pages it spans. */
+static __always_inline __u64 write_walk_init(struct write_walk *w, const struct inode_facts *fi,
+					     __u64 pos, __u64 bytes)
+{
+	w->key.dev = fi->dev;
+	w->key.ino = fi->ino;
+	w->pos = pos;
+	w->end = pos + bytes;
+	w->block_bits = fi->blkbits;
+	w->first_index = pos >> page_shift;
+	return ((w->end - 1) >> page_shift) - w->first_index + 1;
+}
+
 /* Adds the part of one write that falls in page (first_index + i). */
 static __always_inline long write_page(__u64 i, void *data)
 {
@@ -75,15 +88,8 @@ static __always_inline void record_pages(const struct inode_facts *fi, __u64 pos
 					 __u64 bytes)
 {
 	struct write_walk w = {};
-	__u64 pages_spanned;
+	__u64 pages_spanned = write_walk_init(&w, fi, pos, bytes);
 
-	w.key.dev = fi->dev;
-	w.key.ino = fi->ino;
-	w.pos = pos;
-	w.end = pos + bytes;
-	w.block_bits = fi->blkbits;
-	w.first_index = pos >> page_shift;
-	pages_spanned = ((w.end - 1) >> page_shift) - w.first_index + 1;
 	if (pages_spanned > IOMAPDIRTY_MAX_WRITE_PAGES) {
 		count(CNT_WRITE_TOO_LARGE);
 		pages_spanned = IOMAPDIRTY_MAX_WRITE_PAGES;
@@ -152,18 +158,10 @@ static __always_inline void record_write(const struct inode_facts *fi, __u64 pos
 	write_seen(fi, pos, bytes, bytes, 1);
 }
 
-struct unwrite_walk {
-	struct page_key key;
-	__u64 first_index;
-	__u64 pos;
-	__u64 end;
-	__u32 block_bits;
-};
-
 /* Takes back from page (first_index + i) what [pos, end) never copied. */
 static long unwrite_page_cb(__u64 i, void *data)
 {
-	struct unwrite_walk *w = data;
+	struct write_walk *w = data;
 	__u64 page_size = 1ULL << page_shift;
 	__u64 start, a, b, first, last;
 
@@ -188,18 +186,12 @@ static long unwrite_page_cb(__u64 i, void *data)
 static __always_inline void record_write_uncopied(const struct inode_facts *fi, __u64 pos,
 						  __u64 bytes)
 {
-	struct unwrite_walk w = {};
+	struct write_walk w = {};
 	__u64 pages_spanned;
 
 	if (!bytes || always_on() || !dev_wanted(fi->dev) || !task_wanted())
 		return;
-	w.key.dev = fi->dev;
-	w.key.ino = fi->ino;
-	w.pos = pos;
-	w.end = pos + bytes;
-	w.block_bits = fi->blkbits;
-	w.first_index = pos >> page_shift;
-	pages_spanned = ((w.end - 1) >> page_shift) - w.first_index + 1;
+	pages_spanned = write_walk_init(&w, fi, pos, bytes);
 	if (pages_spanned > IOMAPDIRTY_MAX_WRITE_PAGES)
 		pages_spanned = IOMAPDIRTY_MAX_WRITE_PAGES;
 	bpf_loop(pages_spanned, unwrite_page_cb, &w, 0);
