@@ -56,7 +56,7 @@ static __always_inline void iomap_iter_seen(const struct inode_facts *fi, __u64 
 		write_seen(fi, pos, len, 0, 1);
 		return;
 	}
-	write_committed(fi, bytes);
+	write_seen(fi, 0, 0, bytes, 0);		/* the sums only */
 	if (failed)
 		record_write_uncopied(fi, pos, len);
 }

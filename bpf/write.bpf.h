@@ -133,21 +133,6 @@ static __always_inline void write_seen(const struct inode_facts *fi, __u64 pos, 
 		record_pages(fi, pos, bytes);
 }
 
-/* What an iomap_iter pass committed: the per-file sums only. */
-static __always_inline void write_committed(const struct inode_facts *fi, __u64 bytes)
-{
-	count(CNT_WRITE_EVENTS);
-	if (!bytes || !dev_wanted(fi->dev))
-		return;
-	if (!task_wanted()) {
-		if (count_others)
-			other_write_add(fi->dev, fi->ino, bytes, 0);
-		return;
-	}
-	if (always_on())
-		write_sum_add(fi->dev, fi->ino, bytes, 0);
-}
-
 /*
  * One write of 'bytes' at 'pos'. From iomap_write_end it lies in one
  * folio; from XFS's tracepoint it is a whole write(2), split here by page.
