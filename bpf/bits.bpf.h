@@ -17,6 +17,39 @@ static __always_inline __u64 popcount64(__u64 x)
 	return (x * 0x0101010101010101ULL) >> 56;
 }
 
+/* Index of the lowest set bit of x, x != 0 (no table, no branch). */
+static __always_inline __u64 lowest_bit(__u64 x)
+{
+	return popcount64((x & -x) - 1);
+}
+
+/* 1 if x is not 0, else 0, without a branch: x or -x has the top bit. */
+static __always_inline __u64 nonzero(__u64 x)
+{
+	return (x | -x) >> 63;
+}
+
+/*
+ * A summary of words[0, n), n <= 64: bit w set if words[w] is not 0.
+ * Loops over a bitmap's words then visit only the set bits of the summary
+ * (one for a 2 MiB folio with one dirty block, not 32): one load per word
+ * here against a bpf_loop callback per word, 10-30 ns each on this host.
+ */
+static __always_inline __u64 nonzero_words(const __u64 *words, __u64 n)
+{
+	__u64 m = 0;
+
+	for (__u64 w = 0; w < n && w < 64; w++)
+		m |= nonzero(words[w]) << w;
+	return m;
+}
+
+/* Bits [0, n) set, n <= 64. */
+static __always_inline __u64 low_bits(__u64 n)
+{
+	return n >= 64 ? ~0ULL : (1ULL << n) - 1;
+}
+
 /* Bits [first, last] set; 0 <= first <= last <= 63. */
 static __always_inline __u64 bit_range(__u32 first, __u32 last)
 {

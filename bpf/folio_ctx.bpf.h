@@ -168,4 +168,20 @@ static __always_inline struct wb_ctx *ctx_begin(__u32 tid, bool wanted,
 	return c ? c : ctx_create(tid, zero);
 }
 
+/* Word w of the folio's dirty blocks (wb_ctx.dirty_words: 0 if unset). */
+static __always_inline __u64 ctx_dirty_word(const struct wb_ctx *c, __u64 w)
+{
+	if (w >= IOMAPDIRTY_MAX_BITMAP_WORDS / 2 || !((c->dirty_words >> w) & 1))
+		return 0;
+	return c->dirty[w];
+}
+
+/* Word w of the blocks dirtied by what was seen (writes, whole-folio). */
+static __always_inline __u64 ctx_seen_word(const struct wb_ctx *c, __u64 w)
+{
+	if (w >= IOMAPDIRTY_MAX_BITMAP_WORDS / 2 || !((c->dirty_words >> w) & 1))
+		return 0;
+	return c->seen[w];
+}
+
 #endif /* IOMAPDIRTY_FOLIO_CTX_BPF_H */

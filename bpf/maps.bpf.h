@@ -49,6 +49,16 @@ static __always_inline void count(enum counter_id id)
 		__sync_fetch_and_add(val, 1);
 }
 
+/* Adds n to counter id (see count()). */
+static __always_inline void count_n(enum counter_id id, __u64 n)
+{
+	__u32 key = id;
+	__u64 *val = bpf_map_lookup_elem(&counters, &key);
+
+	if (val)
+		__sync_fetch_and_add(val, n);
+}
+
 /* No counter for a full map: for map_try_insert()'s 'full' argument. */
 #define NO_COUNTER	NR_COUNTERS
 

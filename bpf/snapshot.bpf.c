@@ -4,6 +4,7 @@
 #include <bpf/bpf_helpers.h>
 #include "snapshot.bpf.h"
 #include "bits.bpf.h"
+#include "folio_ctx.bpf.h"
 #include "settings.bpf.h"
 
 struct snap_walk {
@@ -24,7 +25,7 @@ static __always_inline long snap_word(__u64 w, void *data)
 		bpf_map_delete_elem(&wb_snaps, &s->key);
 		return 0;
 	}
-	s->val.dirty = s->c->dirty[w];
+	s->val.dirty = ctx_dirty_word(s->c, w);
 	if (bpf_map_update_elem(&wb_snaps, &s->key, &s->val, BPF_ANY))
 		count(CNT_SNAP_MAP_FULL);
 	return 0;

@@ -42,7 +42,7 @@ static __always_inline long submit_word(__u64 w, void *data)
 {
 	struct submit_walk *sw = data;
 	struct wb_ctx *c = sw->c;
-	__u64 word = sw->first_block / 64 + w, lo = word * 64, sent, bad;
+	__u64 word = sw->first_block / 64 + w, lo = word * 64, sent, bad, dirty;
 
 	if (word >= IOMAPDIRTY_MAX_BITMAP_WORDS / 2 || lo >= sw->end_block)
 		return 1;
@@ -53,14 +53,14 @@ static __always_inline long submit_word(__u64 w, void *data)
 		c->unchecked_blocks += popcount64(sent);
 		return 0;
 	}
-	bad = sent & ~c->dirty[word];
+	dirty = ctx_dirty_word(c, word);
+	bad = sent & ~dirty;
 	if (bad) {
 		if (!c->violation_blocks)	/* its offset: the lowest bit's */
-			c->first_violation = ((lo + popcount64((bad & -bad) - 1)) <<
-					      c->block_bits) + 1;
+			c->first_violation = ((lo + lowest_bit(bad)) << c->block_bits) + 1;
 		c->violation_blocks += popcount64(bad);
 	}
-	c->unexplained_blocks += popcount64(sent & c->dirty[word] & ~c->seen[word]);
+	c->unexplained_blocks += popcount64(sent & dirty & ~ctx_seen_word(c, word));
 	return 0;
 }
 LOOP_CB(submit_word)

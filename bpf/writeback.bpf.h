@@ -37,6 +37,16 @@ struct wb_folio {
 struct folio_bits {
 	__u64 app[IOMAPDIRTY_MAX_BITMAP_WORDS / 2];	/* blocks written */
 	__u64 kern[IOMAPDIRTY_MAX_BITMAP_WORDS / 2];	/* kernel dirty bits */
+	/* bit w: app[w] is this folio's (the others are not reset: 0) */
+	__u64 app_words;
+	__u64 kern_words;	/* bit w: kern[w] is not 0 */
+	/*
+	 * wb_fill()'s loops: the words a loop has still to visit, and the
+	 * steps taken (CNT_WB_FILL_STEPS). Here, not in the walks on the
+	 * stack: wb_fill()'s call chain has 512 bytes of stack for all.
+	 */
+	__u64 todo;
+	__u64 steps;
 	struct wb_ctx zero_ctx;	/* a new context's value, see ctx_create() */
 	struct wb_folio folio;	/* wb_begin() -> wb_fill(), off the stack */
 };

@@ -178,7 +178,10 @@ enum wa_field_merge { WA_STATS_FIELDS(WA_MERGE_ENUM) };
 	/* verify --simulate-unseen-bios: write bios ignored (a test) */	\
 	X(CNT_SIMULATED_BIOS,		"simulated_unseen_bios")	\
 	/* folios going clean -> dirty on filesystems not watched */	\
-	X(CNT_UNWATCHED_DIRTY_EVENTS,	"unwatched_dirty_events")
+	X(CNT_UNWATCHED_DIRTY_EVENTS,	"unwatched_dirty_events")	\
+	/* the work of filling writeback's folios (bpf/writeback.bpf.c):	\
+	 * bitmap words counted or walked, and page records looked up */ \
+	X(CNT_WB_FILL_STEPS,		"writeback_fill_steps")
 
 #define LOSS_COUNTERS(X)						\
 	X(CNT_PAGE_MAP_FULL,		"page_map_full")		\

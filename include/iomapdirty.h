@@ -20,6 +20,8 @@
 #define IOMAPDIRTY_MAX_FOLIO_PAGES	512
 /* 2 bits (uptodate, dirty) per block, 512-byte blocks, 2 MiB folio. */
 #define IOMAPDIRTY_MAX_BITMAP_WORDS	128
+/* Half of them per bitmap, each summarized by one bit of a __u64 */
+_Static_assert(IOMAPDIRTY_MAX_BITMAP_WORDS / 2 <= 64, "a word summary is one __u64");
 /* Largest block writeback places (2 MiB); XFS allows 64 KiB. */
 #define IOMAPDIRTY_MAX_BLOCK_BITS	21
 /* Largest write(2) the tracepoint write path splits into pages. */
@@ -283,7 +285,14 @@ struct wb_ctx {
 	 * then all its dirty blocks (verify's check at the bio).
 	 */
 	__u32 dirtied_seen;
-	/* words beyond the folio's blocks are never read: not reset */
+	/*
+	 * Bit w set: dirty[w] and seen[w] are this folio's. The other words
+	 * count as 0 (they may hold an older folio's bits): only the words
+	 * with a bit set are written (a 2 MiB folio with one dirty block
+	 * writes one of 32), all are read through ctx_dirty_word() and
+	 * ctx_seen_word().
+	 */
+	__u64 dirty_words;
 	__u64 dirty[IOMAPDIRTY_MAX_BITMAP_WORDS / 2];	/* dirty, any cause */
 	__u64 seen[IOMAPDIRTY_MAX_BITMAP_WORDS / 2];	/* by writes or whole */
 	/*
