@@ -82,8 +82,10 @@ static __always_inline void acc_hist_add(struct wb_ctx *c, enum hist_id h,
 	 * one used as the index (the verifier bounds only that one).
 	 */
 	barrier_var(bucket);
-	if (bucket < HIST_BUCKETS)
+	if (bucket < HIST_BUCKETS) {
 		c->acc_hist[h][bucket]++;
+		c->acc_hist_last[h] = bucket + 1;
+	}
 }
 
 /*
@@ -101,8 +103,8 @@ static __always_inline int finish_folio_body(struct wb_ctx *c, __u64 now)
 	if (c->acc_folios && (c->acc_key.ino != c->key.ino || c->acc_key.dev != c->key.dev))
 		acc_fold(c);
 	if (!c->acc_folios) {
+		/* acc_hist: all 0 already, see fold_hist() */
 		__builtin_memset(&c->acc, 0, sizeof(c->acc));
-		__builtin_memset(c->acc_hist, 0, sizeof(c->acc_hist));
 		c->acc_key.ino = c->key.ino;
 		c->acc_key.dev = c->key.dev;
 		c->acc_first_ns = now;

@@ -3,6 +3,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "sums.bpf.h"
+#include "bits.bpf.h"
 #include "finish.bpf.h"
 #include "cgroup_sums.bpf.h"
 
@@ -52,14 +53,32 @@ __noinline int note_violation(struct wb_ctx *c, __u64 dirty)
  * folio finishes: a sum reaches the shared totals up to ACC_MAX_NS later,
  * and an interval would count folios in its histograms that its totals
  * count only in the next one (issue 11, item 9: 5560 folios written back
- * against 6166 in the histograms of the same interval).
+ * against 6166 in the histograms of the same interval). Empties the
+ * thread's buckets (finish_folio_body() counts into zeroed ones), also
+ * where there is no filesystem entry to add them to (fs NULL).
  */
-static __always_inline void fold_hist(struct fs_stats *fs, const struct wb_ctx *c)
+static __always_inline void fold_hist(struct fs_stats *fs, struct wb_ctx *c)
 {
-	for (int h = 0; h < NR_HISTS; h++)
-		for (int b = 0; b < HIST_BUCKETS; b++)
-			if (c->acc_hist[h][b])
+	if (c->acc_folios == 1) {
+		/* one folio: one bucket per histogram, the last one counted */
+		for (int h = 0; h < NR_HISTS; h++) {
+			__u32 b = c->acc_hist_last[h];
+
+			if (b == 0 || b > HIST_BUCKETS)
+				continue;
+			b--;
+			if (fs)
 				__sync_fetch_and_add(&fs->hist[h][b], c->acc_hist[h][b]);
+			c->acc_hist[h][b] = 0;
+		}
+	} else {
+		for (int h = 0; h < NR_HISTS; h++)
+			for (int b = 0; b < HIST_BUCKETS; b++)
+				if (fs && c->acc_hist[h][b])
+					__sync_fetch_and_add(&fs->hist[h][b], c->acc_hist[h][b]);
+		__builtin_memset(c->acc_hist, 0, sizeof(c->acc_hist));
+	}
+	__builtin_memset(c->acc_hist_last, 0, sizeof(c->acc_hist_last));
 }
 
 /* A global function: called from finish_folio() and the flush. */
@@ -81,6 +100,8 @@ __noinline int acc_fold(struct wb_ctx *c)
 		stats_merge(&fs->s, &c->acc);
 		fold_hist(fs, c);
 		fold_seq_bump(&fs->folds_done);
+	} else {
+		fold_hist(NULL, c);	/* lost (fs_map_full): emptied all the same */
 	}
 	/* after the filesystem: one reading of both finds it in the totals */
 	cg = cgroup_totals_of(c->acc_key.dev, c->acc_key.ino);
