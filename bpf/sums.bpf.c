@@ -62,11 +62,12 @@ static __always_inline void fold_hist(struct fs_stats *fs, struct wb_ctx *c)
 	if (c->acc_folios == 1) {
 		/* one folio: one bucket per histogram, the last one counted */
 		for (int h = 0; h < NR_HISTS; h++) {
-			__u32 b = c->acc_hist_last[h];
+			/* none (0) wraps: one unsigned test bounds it (6.1 too) */
+			__u64 b = (__u64)c->acc_hist_last[h] - 1;
 
-			if (b == 0 || b > HIST_BUCKETS)
+			barrier_var(b);
+			if (b >= HIST_BUCKETS)
 				continue;
-			b--;
 			if (fs)
 				__sync_fetch_and_add(&fs->hist[h][b], c->acc_hist[h][b]);
 			c->acc_hist[h][b] = 0;
