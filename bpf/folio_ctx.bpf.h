@@ -168,20 +168,22 @@ static __always_inline struct wb_ctx *ctx_begin(__u32 tid, bool wanted,
 	return c ? c : ctx_create(tid, zero);
 }
 
-/* Word w of the folio's dirty blocks (wb_ctx.dirty_words: 0 if unset). */
+/* Whether word w of c's dirty[] and seen[] is this folio's (dirty_words). */
+static __always_inline bool ctx_word_written(const struct wb_ctx *c, __u64 w)
+{
+	return w < IOMAPDIRTY_MAX_BITMAP_WORDS / 2 && ((c->dirty_words >> w) & 1);
+}
+
+/* Word w of the folio's dirty blocks (0 if not written for this folio). */
 static __always_inline __u64 ctx_dirty_word(const struct wb_ctx *c, __u64 w)
 {
-	if (w >= IOMAPDIRTY_MAX_BITMAP_WORDS / 2 || !((c->dirty_words >> w) & 1))
-		return 0;
-	return c->dirty[w];
+	return ctx_word_written(c, w) ? c->dirty[w] : 0;
 }
 
 /* Word w of the blocks dirtied by what was seen (writes, whole-folio). */
 static __always_inline __u64 ctx_seen_word(const struct wb_ctx *c, __u64 w)
 {
-	if (w >= IOMAPDIRTY_MAX_BITMAP_WORDS / 2 || !((c->dirty_words >> w) & 1))
-		return 0;
-	return c->seen[w];
+	return ctx_word_written(c, w) ? c->seen[w] : 0;
 }
 
 #endif /* IOMAPDIRTY_FOLIO_CTX_BPF_H */

@@ -38,18 +38,8 @@ SHARED_MAP(counters_map_t, counters);
  * (migrate_disable() only) and the flush from user space under
  * BPF_PROG_TEST_RUN, so another program on the same CPU can interleave
  * with a load-add-store and one of the two counts would be lost. On a line
- * no other CPU writes the locked add costs a few ns.
+ * no other CPU writes the locked add costs a few ns. Adds n to counter id.
  */
-static __always_inline void count(enum counter_id id)
-{
-	__u32 key = id;
-	__u64 *val = bpf_map_lookup_elem(&counters, &key);
-
-	if (val)
-		__sync_fetch_and_add(val, 1);
-}
-
-/* Adds n to counter id (see count()). */
 static __always_inline void count_n(enum counter_id id, __u64 n)
 {
 	__u32 key = id;
@@ -57,6 +47,12 @@ static __always_inline void count_n(enum counter_id id, __u64 n)
 
 	if (val)
 		__sync_fetch_and_add(val, n);
+}
+
+/* Counts one event or loss in counter id. */
+static __always_inline void count(enum counter_id id)
+{
+	count_n(id, 1);
 }
 
 /* No counter for a full map: for map_try_insert()'s 'full' argument. */

@@ -485,7 +485,7 @@ static __always_inline int wb_fill_body(struct wb_ctx *c, struct folio_bits *bit
 
 	count_words(&bw, kern_words, nwords);
 	count_n(CNT_WB_FILL_STEPS, bits->steps);
-	if (simulate_clean_every && (c->dirty_words & 1) && c->dirty[0] &&
+	if (simulate_clean_every && ctx_dirty_word(c, 0) &&
 	    c->key.index % simulate_clean_every == 0) {
 		__u64 lowest = c->dirty[0] & -c->dirty[0];
 
