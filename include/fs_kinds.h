@@ -30,7 +30,7 @@
 	  "filesystem on it): written back with buffer heads, no backend") \
 	X(FS_KIND_FUSE, 0x65735546, "fuse", 0,				\
 	  "FUSE: no backend (its writeback cache goes through iomap since "	\
-	  "6.17; no write hook sees it in this plan)")
+	  "6.17, not counted until checked against a FUSE server)")
 
 enum fs_kind {
 #define FS_KIND_ENUM(id, magic, name, watched, why)	id,

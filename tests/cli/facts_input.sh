@@ -75,4 +75,19 @@ out=$("$IOMAPDIRTY" probes --mode fentry --facts "$work/moved.facts" 2>&1)
 check facts.proto_moved_refused_exit 3 "$?"
 check_match facts.proto_moved_refused_says \
 	"writeback_begin.*fentry iomap_writeback_folio: prototype not one this tool knows" "$out"
+# The filesystem backends (issue 26): XFS counted by the iomap backend
+# when the plan holds, rejected with the plan's reason when it does not;
+# ext4 and the block devices never, each with why, in JSON and in text
+be() { "$IOMAPDIRTY" probes --json "$@" |
+	jq -r '.plan.backends[] | "\(.filesystem)|\(.backend)|\(.chosen)|\(.why)"'; }
+out=$(be --facts "$good")
+check_match facts.backend_xfs_chosen '^xfs\|iomap\|true\|null$' "$out"
+check_match facts.backend_ext4_rejected '^ext4\|null\|false\|buffer heads.*NOT WATCHED' "$out"
+check_match facts.backend_bdev_rejected '^block device\|null\|false\|.*page cache' "$out"
+check facts.backend_rows 8 "$(wc -l <<<"$out")"
+out=$(be --mode fentry --facts "$work/moved.facts")
+check_match facts.backend_xfs_refused '^xfs\|iomap\|false\|rejected: .*writeback_begin' "$out"
+out=$("$IOMAPDIRTY" probes --facts "$good" 2>&1)
+check_match facts.backend_text_xfs '^xfs +iomap +counted' "$out"
+check_match facts.backend_text_ext4 '^ext4 +- +buffer heads' "$out"
 cli_finish

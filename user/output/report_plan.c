@@ -3,8 +3,76 @@
 #include "model/accounting.h"
 #include "output/json.h"
 #include "live/plan.h"
+#include "fs_kinds.h"
 
 static const char *plan_cgroup_ids_name(const struct plan *p);
+
+/*
+ * The filesystem backends, one row per kind of include/fs_kinds.h: a
+ * watched kind is counted by the iomap backend (the hooks of the plan),
+ * the others are not counted, each with why, and named with the folios
+ * their writers dirtied where the plan has the unwatched_dirty hook.
+ */
+struct backend_row {
+	const char *fs;
+	const char *backend;	/* NULL: none */
+	bool chosen;
+	char why[320];		/* "": counted */
+};
+
+#define FS_KIND_ROW(id, magic, name, watched, why)	{ name, watched, why },
+static const struct {
+	const char *name;
+	bool watched;
+	const char *why;
+} fs_kind_rows[NR_FS_KINDS] = { FS_KINDS(FS_KIND_ROW) };
+#undef FS_KIND_ROW
+
+static void backend_row(const struct plan *p, int kind, struct backend_row *r)
+{
+	bool named = p->hooks[HOOK_UNWATCHED].chosen;
+
+	r->fs = fs_kind_rows[kind].name;
+	r->backend = fs_kind_rows[kind].watched ? "iomap" : NULL;
+	r->chosen = r->backend && p->ok;
+	r->why[0] = 0;
+	if (r->backend && !p->ok)
+		snprintf(r->why, sizeof(r->why), "rejected: %s", p->error);
+	else if (!r->backend)
+		snprintf(r->why, sizeof(r->why), "%s; %s", fs_kind_rows[kind].why,
+			 named ? "run, hist and top name its folios dirtied as NOT WATCHED" :
+			 "not named either (no unwatched_dirty hook at this accounting level)");
+}
+
+static void plan_print_backends(const struct plan *p, FILE *out)
+{
+	struct backend_row r;
+
+	fprintf(out, "%-18s %-10s %s\n", "FILESYSTEM", "BACKEND", "NOTE");
+	for (int k = 0; k < NR_FS_KINDS; k++) {
+		backend_row(p, k, &r);
+		fprintf(out, "%-18s %-10s %s\n", r.fs, r.backend ? r.backend : "-",
+			r.chosen ? "counted: the hooks above" : r.why);
+	}
+}
+
+static void plan_write_backends(const struct plan *p, struct json *j)
+{
+	struct backend_row r;
+
+	json_key(j, "backends");
+	json_array_begin(j);
+	for (int k = 0; k < NR_FS_KINDS; k++) {
+		backend_row(p, k, &r);
+		json_object_begin(j);
+		json_kv_string(j, "filesystem", r.fs);
+		json_kv_string(j, "backend", r.backend);
+		json_kv_bool(j, "chosen", r.chosen);
+		json_kv_string(j, "why", r.why[0] ? r.why : NULL);
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
 
 /*
  * "fentry", "kprobe", "tracepoint", "derived"
@@ -45,6 +113,7 @@ void plan_print_text(const struct plan *p, FILE *out)
 		if (h->rejected[0] && h->chosen)
 			fprintf(out, "%-18s %-10s rejected: %s\n", "", "", h->rejected);
 	}
+	plan_print_backends(p, out);
 	if (!p->ok)
 		fprintf(out, "error: %s\n", p->error);
 }
@@ -113,5 +182,6 @@ void plan_write_json(const struct plan *p, struct json *j)
 		json_object_end(j);
 	}
 	json_array_end(j);
+	plan_write_backends(p, j);
 	json_object_end(j);
 }
