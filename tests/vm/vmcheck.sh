@@ -38,6 +38,10 @@
 #                         logs kept in VM_OUT_DIR (developing the checks)
 #   VM_PARALLEL           guests booted at once (default: nproc; TCG runs a
 #                         guest on one host thread)
+#   VM_THROTTLE_BPS       write limit in bytes/s of the virtio disk QEMU gives
+#                         the guests built here (throttling.bps-write, default
+#                         4 MiB/s; 0: no such disk): the payload's throttled
+#                         fio pair (payload/run.sh, fio_throttled)
 #   VM_TIMING_FILE        append "lab<TAB>step<TAB>seconds<TAB>note" lines for
 #                         every kernel build and every guest (.ci/run's table)
 set -euo pipefail
@@ -61,6 +65,7 @@ VM_JOBS=${VM_JOBS:-$(nproc)}
 VM_KEEP_SRC=${VM_KEEP_SRC:-1}
 VM_ACCEL=${VM_ACCEL:-tcg}
 VM_PARALLEL=${VM_PARALLEL:-$(nproc)}
+VM_THROTTLE_BPS=${VM_THROTTLE_BPS:-4194304}
 VM_TIMING_FILE=${VM_TIMING_FILE:-}
 
 # Bump when the build recipe below changes in a way the cache key cannot see.
@@ -731,9 +736,21 @@ boot_variant() {	# variant -> console log in $OUT/<variant>.console.log
 	log "booting $v (timeout ${VM_TIMEOUT}s, console: $clog)"
 	: >"$clog"
 	t0=$(now)
-	local accel=(-accel tcg) qemu
+	local accel=(-accel tcg) qemu disk=() img=$OUT/$1.throttled.img
 	variant_tree "$v"
 	local append="panic=-1 oops=panic loglevel=6 vmcheck.variant=$v vmcheck.smoke=$VM_SMOKE"
+	# The throttled disk: a sparse image, written at most VM_THROTTLE_BPS
+	# bytes/s (QEMU's leaky bucket; cache=unsafe: the host's page cache
+	# absorbs the rest, so only the limit bounds the guest). Debian's
+	# kernel has virtio-blk as a module the guest does not load: the
+	# lab's own builds only.
+	rm -f "$img"
+	if [ "$TREE_KIND" = build ] && [ "$VM_THROTTLE_BPS" -gt 0 ]; then
+		truncate -s 512M "$img"
+		disk=(-drive "file=$img,format=raw,if=none,id=throttled,cache=unsafe,throttling.bps-write=$VM_THROTTLE_BPS"
+			-device virtio-blk-pci,drive=throttled)
+		append="$append vmcheck.throttle=$VM_THROTTLE_BPS"
+	fi
 	case "$ARCH_NAME" in
 	x86_64)
 		[ "$VM_ACCEL" = kvm ] && accel=(-accel kvm -cpu host)
@@ -746,7 +763,7 @@ boot_variant() {	# variant -> console log in $OUT/<variant>.console.log
 	timeout -k 10 "$VM_TIMEOUT" "${qemu[@]}" \
 		-m "$VM_MEM" -smp 1 -nographic -no-reboot \
 		-kernel "$KDIR/$TREE_STATE/boot-image" -initrd "$(initramfs_of "$v")" \
-		</dev/null >"$clog" 2>&1 &
+		"${disk[@]}" </dev/null >"$clog" 2>&1 &
 	pid=$!
 	# qemu normally exits through ACPI poweroff; if the guest printed
 	# VMTEST DONE but did not power off, stop it after a grace period.
@@ -764,6 +781,7 @@ boot_variant() {	# variant -> console log in $OUT/<variant>.console.log
 		sleep 1
 	done
 	wait "$pid" || rc=$?
+	rm -f "$img"
 	tr -d '\r' <"$clog" >"$clog.tmp" && mv "$clog.tmp" "$clog"
 	# boot to /init, boot to power-off, qemu's status: read by boot_all
 	local total=$(($(now) - t0))
@@ -915,7 +933,7 @@ result_value() {
 # from the workload's geometry (writes, page and block size of the guest),
 # never from the tool.
 compare_pair() {	# unpatched-variant rfcv4-variant page block label
-	local u=$1 r=$2 page=$3 block=$4 c="compare:$5" uw rw ub rb uios rios ubw rbw
+	local u=$1 r=$2 page=$3 block=$4 c="compare:$5" uw rw ub rb
 	case " $VM_KERNELS " in *" $u "*) ;; *) return ;; esac
 	case " $VM_KERNELS " in *" $r "*) ;; *) return ;; esac
 	if [ "$(guest_suite)" = smoke ]; then
@@ -936,21 +954,29 @@ compare_pair() {	# unpatched-variant rfcv4-variant page block label
 	else
 		fail "$c.aligned_ab" "want unpatched $((uw * page)) (whole folios) and rfcv4 $((rw * block)) (dirty blocks), got $ub and $rb"
 	fi
-	# the seed's fio job: bytes per write at the block layer
-	uios=$(result_value "$u" fio write_ios)
-	rios=$(result_value "$r" fio write_ios)
-	ub=$(result_value "$u" fio blk_file_bytes)
-	rb=$(result_value "$r" fio blk_file_bytes)
-	ubw=$(result_value "$u" fio bw_bytes)
-	rbw=$(result_value "$r" fio bw_bytes)
-	echo "$5: fio randwrite: block-layer bytes unpatched=$ub for $uios writes," \
+	compare_fio fio "$u" "$r" "$page" "$block" "$5"
+	[ "$VM_THROTTLE_BPS" -gt 0 ] && compare_fio fio_throttled "$u" "$r" "$page" "$block" "$5"
+}
+
+# compare_fio KIND UNPATCHED RFCV4 PAGE BLOCK LABEL: the seed's fio job (on
+# the loop device: fio; on the throttled disk: fio_throttled), bytes per
+# write at the block layer; the bandwidths are printed, not checked
+compare_fio() {
+	local k=$1 u=$2 r=$3 page=$4 block=$5 c="compare:$6.$1_ab" ub rb uios rios ubw rbw
+	uios=$(result_value "$u" "$k" write_ios)
+	rios=$(result_value "$r" "$k" write_ios)
+	ub=$(result_value "$u" "$k" blk_file_bytes)
+	rb=$(result_value "$r" "$k" blk_file_bytes)
+	ubw=$(result_value "$u" "$k" bw_bytes)
+	rbw=$(result_value "$r" "$k" bw_bytes)
+	echo "$6: $k randwrite: block-layer bytes unpatched=$ub for $uios writes," \
 		"rfcv4=$rb for $rios writes; bandwidth unpatched=$ubw rfcv4=$rbw bytes/s"
 	if [ -z "$ub" ] || [ -z "$rb" ] || [ -z "$uios" ] || [ -z "$rios" ] || [ "$uios" = 0 ] || [ "$rios" = 0 ]; then
-		fail "$c.fio_ab" "a guest printed no VMRESULT fio line (or no writes)"
+		fail "$c" "a guest printed no VMRESULT $k line (or no writes)"
 	elif [ "$ub" -eq $((uios * page)) ] && [ "$rb" -eq $((rios * block)) ]; then
-		pass "$c.fio_ab"
+		pass "$c"
 	else
-		fail "$c.fio_ab" "want $page bytes per write unpatched and $block rfcv4, got $ub/$uios and $rb/$rios"
+		fail "$c" "want $page bytes per write unpatched and $block rfcv4, got $ub/$uios and $rb/$rios"
 	fi
 }
 

@@ -1028,8 +1028,11 @@ stacked_md() {
 }
 
 # ------------------------------------------------------------ the seed's fio
+# fio_seed NAME [THROTTLE_BPS]: on $MNT ($DEV, $DEVT, its log at [$LOG0,
+# $LOG1)); NAME names its checks, its VMRESULT line and its exported run
+# file, THROTTLE_BPS the device's write limit (0: none) in the VMRESULT
 fio_seed() {
-	n=fio job=$W/seed-randwrite.fio
+	n=$1 thr=${2:-0} job=$W/seed-randwrite.fio
 	# examples/seed-randwrite.fio, scaled to the guest (see its header)
 	# (end_fsync=1: fio does not fdatasync its last write, which would stay
 	# dirty in the page cache after the run, seen by neither the tool nor
@@ -1095,15 +1098,40 @@ fio_seed() {
 			END { for (k in n) print k, n[k] }' $W/blk.trace | sort -n
 		cat $W/extents
 	fi
-	echo "VMRESULT fio variant=$V bw_bytes=$(fw bw_bytes) iops=$(fw iops) write_ios=$(fw total_ios)" \
+	echo "VMRESULT $n variant=$V bw_bytes=$(fw bw_bytes) iops=$(fw iops) write_ios=$(fw total_ios)" \
 		"io_bytes=$(fw io_bytes) runtime_ms=$(fw runtime)" \
 		"app_bytes=$(r app_bytes) write_calls=$(r write_calls) dirty_blocks=$(r dirty_blocks)" \
 		"folios=$(r folios) submitted_blocks=$(r submitted_blocks) submitted_bytes=$(r submitted_bytes)" \
 		"block_rounding=$(r block_rounding) folio_amplification=$(r folio_amplification)" \
 		"blk_file_bytes=$blk_file blk_other_bytes=$blk_other blk_log_bytes=$blk_log" \
-		"size=$FIO_SIZE runtime_s=$FIO_RUNTIME numjobs=$FIO_JOBS bs=$FIO_BS page_size=$PAGE_SIZE"
-	export_file fio $W/run.json
+		"size=$FIO_SIZE runtime_s=$FIO_RUNTIME numjobs=$FIO_JOBS bs=$FIO_BS page_size=$PAGE_SIZE" \
+		"throttle_bps=$thr"
+	export_file $n $W/run.json
 	rm -f $MNT/fio-run.*
+}
+
+# fio_throttled: the seed's fio job again, on an XFS of the same geometry
+# on the virtio disk whose writes QEMU throttles (vmcheck.throttle=BPS on
+# the kernel command line, tests/vm/vmcheck.sh): the device, not the
+# emulated CPU, then bounds fio's bandwidth, as on the seed's hardware.
+fio_throttled() {
+	[ -n "$VMCHECK_THROTTLE" ] || { info "no throttled disk for this guest"; return; }
+	n=fio_throttled
+	[ -b /dev/vda ] || { vmtest_fail $n.disk "vmcheck.throttle=$VMCHECK_THROTTLE but no /dev/vda"; return; }
+	bsz=$(xfs_db -r -c 'sb 0' -c 'p blocksize' $DEV | sed 's/.*= //')
+	mkdir -p /mnt/throttled
+	if ! mkfs.xfs -q -f -K -b size=$bsz /dev/vda || ! mount -t xfs /dev/vda /mnt/throttled; then
+		vmtest_fail $n.mount "mkfs.xfs -b size=$bsz or mount of /dev/vda failed"
+		return
+	fi
+	vmtest_pass $n.mount
+	set -- "$MNT" "$DEV" "$DEVT" "$LOG0" "$LOG1"
+	MNT=/mnt/throttled DEV=/dev/vda DEVT=$(cat /sys/block/vda/dev)
+	LOG0=$(log_sectors $DEV | cut -d' ' -f1) LOG1=$(log_sectors $DEV | cut -d' ' -f2)
+	info "throttled disk $DEV ($DEVT, writes at most $VMCHECK_THROTTLE B/s): log sectors [$LOG0, $LOG1)"
+	fio_seed $n "$VMCHECK_THROTTLE"
+	MNT=$1 DEV=$2 DEVT=$3 LOG0=$4 LOG1=$5
+	umount /mnt/throttled
 }
 
 # ---------------------------------------------------------------------- main
@@ -1163,6 +1191,7 @@ preattach tracepoint
 [ "$VM_SERIES" = 6.12 ] && large_blocks tracepoint
 [ "$VM_SERIES" = 6.12 ] && stacked
 runfile_scatter
-fio_seed
+fio_seed fio
+fio_throttled
 info "payload done, uptime $(now) s"
 exit 0
