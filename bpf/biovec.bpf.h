@@ -6,7 +6,8 @@
  * index, the page's place in the folio). This is the block layer's own
  * word on which part of which file a bio wrote, whatever the iomap
  * tracepoints carry; bio.bpf.c compares it with the submit hook's
- * placement. Included by bio.bpf.c only.
+ * placement. Included by bio.bpf.c, and by buffer_heads.bpf.c (ext4
+ * writeback: its bios are its only writeback event).
  */
 #ifndef IOMAPDIRTY_BIOVEC_BPF_H
 #define IOMAPDIRTY_BIOVEC_BPF_H

@@ -34,6 +34,15 @@ static __always_inline bool fs_kind_watched(enum fs_kind kind)
 	return false;
 }
 
+/*
+ * Written back with buffer heads, counted by the buffer-head backend
+ * (bpf/buffer_heads.bpf.c) where the plan attaches it: ext4.
+ */
+static __always_inline bool fs_kind_bh(enum fs_kind kind)
+{
+	return kind == FS_KIND_EXT4;
+}
+
 static __always_inline enum fs_kind fs_kind_of(struct inode *inode)
 {
 	return fs_kind_of_magic(BPF_CORE_READ(inode, i_sb, s_magic));

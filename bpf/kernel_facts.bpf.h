@@ -73,6 +73,11 @@ struct iomap_facts {
 	__u64 addr;		/* verify only */
 	__u32 bdev;		/* verify only */
 	__u16 type;
+	/*
+	 * 1: [offset, offset + length) is exactly the range sent, whatever
+	 * the kernel's iomap tracepoints carry (buffer heads: a bio_vec)
+	 */
+	__u16 exact;
 };
 
 static __always_inline void iomap_facts_core(struct iomap *iomap, struct iomap_facts *m)

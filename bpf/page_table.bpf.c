@@ -77,7 +77,7 @@ __noinline int page_unwrite(const struct page_key *key_arg, __u64 bytes, __u64 b
 	else if (from_page_start && rec->starts)	/* ... or began in it */
 		__sync_fetch_and_sub(&rec->starts, 1);
 	if (!rec->app_bytes && !rec->block_mask && !rec->starts && !rec->continues &&
-	    !rec->whole_dirty && !rec->folio_ptr)
+	    !rec->whole_dirty && !rec->folio_ptr && !rec->bh_flags)
 		page_take(&key, NULL);
 	return 1;
 }

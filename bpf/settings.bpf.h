@@ -56,6 +56,11 @@ SETTING(bool, track_physical, false);	/* verify: match bios to data */
  */
 SETTING(bool, folio_ptr_hook, false);
 /*
+ * The buffer-head backend is attached (ext4: bpf/buffer_heads.bpf.c): its
+ * filesystems are counted, not reported as not watched.
+ */
+SETTING(bool, bh_backend, false);
+/*
  * verify --simulate-clean N: in folios whose first page index is a
  * multiple of N, the first dirty block is hidden from the check, so the
  * kernel's (correct) submission of it shows as a violation. Exercises the

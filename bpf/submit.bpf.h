@@ -6,7 +6,8 @@
  * checked against the folio's dirty blocks in the thread's context
  * (folio_ctx.bpf.h): a clean block sent is a violation. In verify mode its
  * physical block is remembered for the block layer (bio.bpf.h).
- * Included by tracepoint.bpf.c: inline, one call per range.
+ * Included by tracepoint.bpf.c and buffer_heads.bpf.c: inline, one call
+ * per range.
  */
 #ifndef IOMAPDIRTY_SUBMIT_BPF_H
 #define IOMAPDIRTY_SUBMIT_BPF_H
@@ -92,7 +93,7 @@ static __always_inline void wb_submit_ctx(struct wb_ctx *c, __u32 dev, __u64 ino
 		count(CNT_SUBMIT_WITHOUT_FOLIO);
 		return;
 	}
-	if (submit_proto == SUBMIT_PER_BLOCK) {
+	if (submit_proto == SUBMIT_PER_BLOCK && !m->exact) {
 		/*
 		 * No offset in this tracepoint: which block is unknown here.
 		 * Verify checks it at the bio instead (snapshot.bpf.h), on

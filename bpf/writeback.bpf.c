@@ -24,6 +24,8 @@ struct collect_walk {
 	__u32 blocks_per_page_shift;	/* log2(blocks per page), 0 if fewer */
 	__u32 pages_per_block_shift;	/* log2(pages per block), 0 if fewer */
 	bool guided;			/* only pages with kernel dirty bits */
+	bool bh;			/* buffer heads: the records' bh_dirty */
+	bool wanted;			/* ... dirtied by a wanted writer */
 };
 
 /* Adds the write record of page i of the folio (taken) to the folio's context. */
@@ -43,6 +45,13 @@ static __always_inline void collect_page(struct collect_walk *w, __u64 i,
 	keep = (w->bits->app_words >> word) & 1;
 	w->bits->app[word] = (w->bits->app[word] & -keep) | (rec->block_mask << (bit % 64));
 	w->bits->app_words |= 1ULL << word;
+	if (!w->bh)
+		return;
+	w->wanted |= rec->bh_flags & PAGE_REC_BH_WANTED;
+	/* the kernel's view, from the blocks seen going dirty (bh_dirty) */
+	keep = (w->bits->kern_words >> word) & 1;
+	w->bits->kern[word] = (w->bits->kern[word] & -keep) | (rec->bh_dirty << (bit % 64));
+	w->bits->kern_words |= 1ULL << word;
 }
 
 /* Takes page i's write record, if it has one, into the folio's context. */
@@ -246,7 +255,8 @@ static __always_inline long count_word(__u64 w, void *data)
 	c->app_dirty_blocks += popcount64(app);
 	c->other_dirty_blocks += popcount64(dirty & ~app);
 	c->dirty[w] = dirty;
-	c->seen[w] = app | (c->whole_dirty ? first_bits_word(b->eof_blocks, w) : 0);
+	c->seen[w] = app | (c->whole_dirty ? first_bits_word(b->eof_blocks, w) : 0) |
+		     (kern & b->bits->kern_seen);
 	return 0;
 }
 
@@ -363,7 +373,7 @@ __noinline int kern_summary(struct folio_bits *bits, __u64 nwords)
 
 /* wb_fill() and wb_fill_ld(): 'direct' reads with guarded loads (kword()). */
 static __always_inline int wb_fill_body(struct wb_ctx *c, struct folio_bits *bits,
-					bool direct)
+					bool direct, bool bh)
 {
 	const struct wb_folio *f;
 	struct folio *folio;
@@ -420,8 +430,12 @@ static __always_inline int wb_fill_body(struct wb_ctx *c, struct folio_bits *bit
 	 * callback as a call, at least 32 bytes): 448 now.
 	 */
 	have0 = always_on() ? 0 : page_take(&c->key, &rec0);
-	c->dirtied_seen = have0 && rec0.folio_ptr;
-	if (!folio) {
+	c->dirtied_seen = have0 && (bh ? rec0.bh_flags & PAGE_REC_BH_FOLIO_DIRTIED :
+					    rec0.folio_ptr != 0);
+	if (bh) {
+		/* private data: buffer heads; the kernel's view is the records' */
+		folio = NULL;
+	} else if (!folio) {
 		/* tracepoint mode: the folio the first page's record kept */
 		__u64 ptr = have0 ? rec0.folio_ptr : 0;
 
@@ -441,8 +455,7 @@ static __always_inline int wb_fill_body(struct wb_ctx *c, struct folio_bits *bit
 	/* The kernel's own view of which blocks are dirty, where it has one
 	 * (without per-block state yet: every block before EOF) */
 	bw.eof_blocks = blocks_before_eof(fi, c, nr_blocks);
-	view = kernel_dirty_view(folio, &head, &bw, nwords, direct);
-	c->bitmap_read = view >= 0;
+	view = bh ? -1 : kernel_dirty_view(folio, &head, &bw, nwords, direct);
 	/*
 	 * Through memory: after the branches, one value the verifier knows
 	 * nothing of, not three ranges each verified through what follows.
@@ -471,6 +484,7 @@ static __always_inline int wb_fill_body(struct wb_ctx *c, struct folio_bits *bit
 	walk.guided = view == 1 && c->block_bits <= page_shift &&
 		      walk.blocks_per_page_shift <= 7;
 	walk.npages = npages;
+	walk.bh = bh;
 	bits->steps = !always_on();	/* page 0's lookup */
 	if (have0)
 		collect_page(&walk, 0, &rec0);
@@ -482,6 +496,17 @@ static __always_inline int wb_fill_body(struct wb_ctx *c, struct folio_bits *bit
 	} else if (npages > 1) {
 		bpf_loop(npages - 1, collect_page_cb, &walk, 0);
 	}
+	/*
+	 * Buffer heads: the blocks seen going dirty are the kernel's whole
+	 * view only where the folio's own clean -> dirty was seen.
+	 */
+	bits->kern_seen = 0;
+	if (bh && c->dirtied_seen) {
+		view = 1;
+		bits->kern_seen = ~0ULL;
+		kern_words = *(volatile __u64 *)&bits->kern_words;
+	}
+	c->bitmap_read = view >= 0;
 
 	count_words(&bw, kern_words, nwords);
 	count_n(CNT_WB_FILL_STEPS, bits->steps);
@@ -499,9 +524,9 @@ static __always_inline int wb_fill_body(struct wb_ctx *c, struct folio_bits *bit
 	 * this folio's dirtying was seen (not dirtied before attach).
 	 */
 	c->checkable = c->bitmap_read ||
-		(bitmap_kind == BITMAP_NONE && (c->app_bytes || c->whole_dirty));
+		(!bh && bitmap_kind == BITMAP_NONE && (c->app_bytes || c->whole_dirty));
 	c->counted = 1;
-	if (writer_filtered() && !c->app_bytes && !c->whole_dirty) {
+	if (writer_filtered() && !c->app_bytes && !c->whole_dirty && !walk.wanted) {
 		/* nothing of the wanted process in this folio */
 		c->counted = 0;
 		count(CNT_FILTERED_FOLIOS);
@@ -518,10 +543,20 @@ static __always_inline int wb_fill_body(struct wb_ctx *c, struct folio_bits *bit
  */
 __noinline int wb_fill(struct wb_ctx *c, struct folio_bits *bits)
 {
-	return wb_fill_body(c, bits, false);
+	return wb_fill_body(c, bits, false, false);
 }
 
 __noinline int wb_fill_ld(struct wb_ctx *c, struct folio_bits *bits)
 {
-	return wb_fill_body(c, bits, true);
+	return wb_fill_body(c, bits, true, false);
+}
+
+/*
+ * A buffer-head folio (ext4, buffer_heads.bpf.c): no iomap bitmap, so none
+ * of the guided walk's nested loops, a shallower call chain for a caller
+ * that is itself a bpf_loop callback.
+ */
+__noinline int wb_fill_bh(struct wb_ctx *c, struct folio_bits *bits)
+{
+	return wb_fill_body(c, bits, false, true);
 }

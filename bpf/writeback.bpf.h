@@ -41,6 +41,13 @@ struct folio_bits {
 	__u64 app_words;
 	__u64 kern_words;	/* bit w: kern[w] is not 0 */
 	/*
+	 * All ones: every block the kernel holds dirty was seen going dirty
+	 * (buffer heads, the folio's clean -> dirty seen: mark_buffer_dirty,
+	 * by a write or otherwise, mmap), so none is unexplained. Here, not
+	 * in the walk: wb_fill_bh()'s caller is a bpf_loop callback.
+	 */
+	__u64 kern_seen;
+	/*
 	 * wb_fill()'s loops: the words a loop has still to visit, and the
 	 * steps taken (CNT_WB_FILL_STEPS). Here, not in the walks on the
 	 * stack: wb_fill()'s call chain has 512 bytes of stack for all.
@@ -68,6 +75,8 @@ SHARED_MAP(scratch_map_t, scratch);
 int wb_fill(struct wb_ctx *c, struct folio_bits *bits);
 /* The same with guarded loads (bpf_rdonly_cast, 6.2+): see writeback.bpf.c. */
 int wb_fill_ld(struct wb_ctx *c, struct folio_bits *bits);
+/* The same for a buffer-head folio (ext4): the records' dirty bits. */
+int wb_fill_bh(struct wb_ctx *c, struct folio_bits *bits);
 
 /*
  * Start of one folio's writeback. 'folio' is NULL in tracepoint mode: it
@@ -77,9 +86,9 @@ int wb_fill_ld(struct wb_ctx *c, struct folio_bits *bits);
  * seen: 'inode' holds it, or else 'inode_slot' (a tp_btf argument, whose
  * typed value the verifier does not let become an integer) is read.
  */
-static __always_inline void wb_begin(const struct inode_facts *fi, __u64 inode,
-				     const void *inode_slot, struct folio *folio,
-				     __u64 fpos, __u64 fbytes, bool direct)
+static __always_inline void wb_begin_kind(const struct inode_facts *fi, __u64 inode,
+					  const void *inode_slot, struct folio *folio,
+					  __u64 fpos, __u64 fbytes, bool direct, bool bh)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid(), zero_key = 0;
 	struct folio_bits *bits;
@@ -104,7 +113,9 @@ static __always_inline void wb_begin(const struct inode_facts *fi, __u64 inode,
 			bpf_probe_read_kernel(&inode, sizeof(inode), inode_slot);
 		note_path(inode, fi->dev, fi->ino);
 	}
-	if (direct)
+	if (bh)
+		wb_fill_bh(c, bits);
+	else if (direct)
 		wb_fill_ld(c, bits);
 	else
 		wb_fill(c, bits);
@@ -112,6 +123,14 @@ static __always_inline void wb_begin(const struct inode_facts *fi, __u64 inode,
 	if (track_physical)
 		snap_save(c);
 	ctx_put(c, tid);
+}
+
+/* Start of an iomap folio's writeback. */
+static __always_inline void wb_begin(const struct inode_facts *fi, __u64 inode,
+				     const void *inode_slot, struct folio *folio,
+				     __u64 fpos, __u64 fbytes, bool direct)
+{
+	wb_begin_kind(fi, inode, inode_slot, folio, fpos, fbytes, direct, false);
 }
 
 /* Start of a folio's writeback where the folio is known (fentry, kprobe). */

@@ -181,7 +181,11 @@ enum wa_field_merge { WA_STATS_FIELDS(WA_MERGE_ENUM) };
 	X(CNT_UNWATCHED_DIRTY_EVENTS,	"unwatched_dirty_events")	\
 	/* the work of filling writeback's folios (bpf/writeback.bpf.c):	\
 	 * bitmap words counted or walked, and page records looked up */ \
-	X(CNT_WB_FILL_STEPS,		"writeback_fill_steps")
+	X(CNT_WB_FILL_STEPS,		"writeback_fill_steps")		\
+	/* buffer heads (ext4, bpf/buffer_heads.bpf.c): blocks of	\
+	 * watched files gone clean -> dirty, and write bios looked at */	\
+	X(CNT_BH_DIRTY_EVENTS,		"buffer_dirty_events")		\
+	X(CNT_BH_BIO_EVENTS,		"buffer_head_bio_events")
 
 #define LOSS_COUNTERS(X)						\
 	X(CNT_PAGE_MAP_FULL,		"page_map_full")		\
@@ -217,6 +221,10 @@ enum wa_field_merge { WA_STATS_FIELDS(WA_MERGE_ENUM) };
 	X(CNT_UNWATCHED_MAP_FULL,	"unwatched_map_full")		\
 	/* a writer cgroup cgroup_sums had no room for (LRU: not seen) */ \
 	X(CNT_CGROUP_MAP_FULL,		"cgroup_map_full")		\
+	/* ext4: a write_end whose copy came short (copied < len): the	\
+	 * kernel may then commit nothing, which the tracepoint cannot	\
+	 * tell; its bytes are in no figure */				\
+	X(CNT_BH_SHORT_COPY,		"buffer_head_short_copy")	\
 	/* kernel-side misses, read by user space (engine.c), never	\
 	 * counted by the BPF programs: runs skipped by recursion	\
 	 * protection (bpf_prog_info), kprobe/kretprobe hits missed	\

@@ -6,7 +6,9 @@
  *   X(id, magic, name, watched, why)
  * watched  1: written back through iomap, the figures count it; 0: its
  *          folios dirtied are only counted per filesystem, as "not
- *          watched", and every observing command says so with 'why'.
+ *          watched", and every observing command says so with 'why';
+ *          ext4 is counted instead where the plan attaches the
+ *          buffer-head backend (bpf/buffer_heads.bpf.c, fs_kind_bh()).
  * The block device's own page cache (raw writes to /dev/X, and the
  * metadata buffers of a filesystem on it) has the bdev pseudo-filesystem's
  * magic; it is reported under the device's number (inode->i_rdev).
@@ -21,7 +23,8 @@
 	X(FS_KIND_ZONEFS, 0x5a4f4653, "zonefs", 1, NULL)		\
 	X(FS_KIND_GFS2, 0x01161970, "gfs2", 1, NULL)			\
 	X(FS_KIND_EXT4, 0xef53, "ext4", 0,				\
-	  "buffer heads (a dirty bit per block), not iomap: no ext4 backend yet") \
+	  "buffer heads (a dirty bit per block), not iomap: its backend needs " \
+	  "tp_btf and full accounting, not in this plan")		\
 	X(FS_KIND_BTRFS, 0x9123683e, "btrfs", 0,			\
 	  "its own writeback (extent maps, subpage bitmaps), not iomap: no "	\
 	  "btrfs backend yet")						\

@@ -48,13 +48,30 @@ struct page_rec {
 	__u32 starts;
 	__u32 continues;
 	__u32 whole_dirty;	/* folio dirtied whole (mmap, iomap_dirty_folio) */
-	__u32 pad;
 	/*
-	 * Tracepoint mode, first page of a folio: the folio, learnt when it
-	 * went clean -> dirty; writeback reads its dirty bitmap through it.
+	 * Buffer-head filesystems (ext4, bpf/buffer_heads.bpf.c):
+	 * PAGE_REC_BH_FOLIO_DIRTIED (first page of a folio: it went clean ->
+	 * dirty when a buffer of it was dirtied since attach),
+	 * PAGE_REC_BH_WANTED.
 	 */
-	__u64 folio_ptr;
+	__u32 bh_flags;
+	union {
+		/*
+		 * iomap, tracepoint mode, first page of a folio: the folio,
+		 * learnt when it went clean -> dirty; writeback reads its
+		 * dirty bitmap through it.
+		 */
+		__u64 folio_ptr;
+		/*
+		 * Buffer heads: bit b, block b of this page went clean ->
+		 * dirty (mark_buffer_dirty) since its last writeback.
+		 */
+		__u64 bh_dirty;
+	};
 };
+#define PAGE_REC_BH_FOLIO_DIRTIED	1
+/* any page: a block of it was dirtied by a wanted writer (run's CMD, --pid) */
+#define PAGE_REC_BH_WANTED		2
 
 /*
  * Entries of the per-file maps (files, paths): LRU hashes, the least

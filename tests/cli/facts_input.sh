@@ -82,12 +82,17 @@ be() { "$IOMAPDIRTY" probes --json "$@" |
 	jq -r '.plan.backends[] | "\(.filesystem)|\(.backend)|\(.chosen)|\(.why)"'; }
 out=$(be --facts "$good")
 check_match facts.backend_xfs_chosen '^xfs\|iomap\|true\|null$' "$out"
-check_match facts.backend_ext4_rejected '^ext4\|null\|false\|buffer heads.*NOT WATCHED' "$out"
+check_match facts.backend_ext4_chosen '^ext4\|buffer_heads\|true\|null$' "$out"
 check_match facts.backend_bdev_rejected '^block device\|null\|false\|.*page cache' "$out"
 check facts.backend_rows 8 "$(wc -l <<<"$out")"
+# raw_tp: the buffer-head backend has tp_btf programs only
+out=$(be --mode raw_tp --facts "$good")
+check_match facts.backend_ext4_rejected '^ext4\|null\|false\|buffer heads.*NOT WATCHED' "$out"
+out=$("$IOMAPDIRTY" probes --mode raw_tp --facts "$good" 2>&1)
+check_match facts.backend_ext4_hooks_say_why "^ext4_write .*no tp_btf program for 'ext4_write'" "$out"
 out=$(be --mode fentry --facts "$work/moved.facts")
 check_match facts.backend_xfs_refused '^xfs\|iomap\|false\|rejected: .*writeback_begin' "$out"
 out=$("$IOMAPDIRTY" probes --facts "$good" 2>&1)
 check_match facts.backend_text_xfs '^xfs +iomap +counted' "$out"
-check_match facts.backend_text_ext4 '^ext4 +- +buffer heads' "$out"
+check_match facts.backend_text_ext4 '^ext4 +buffer_heads +counted' "$out"
 cli_finish

@@ -221,7 +221,7 @@ static const char *section_kind(int mech)
 	switch (mech) {
 	case MECH_FENTRY: return "f";		/* fentry/ or fexit/ */
 	case MECH_KPROBE: return "k";		/* kprobe/ or kretprobe/ */
-	default: return "raw_tp";
+	default: return "";	/* raw_tp/ or tp_btf/: checked apart */
 	}
 }
 
@@ -245,7 +245,11 @@ static void fixture_programs_exist(struct iomapdirty_bpf *skel, const char *fixt
 			      fixture, mode, hook_names[h], hp->prog->name);
 			if (!prog || hp->mech == MECH_DERIVED)
 				continue;
-			CHECK(!strncmp(bpf_program__section_name(prog),
+			CHECK(hp->mech == MECH_TRACEPOINT ?
+			      !strncmp(bpf_program__section_name(prog),
+				       hp->prog->kind == PROG_TP_BTF ? "tp_btf/" : "raw_tp",
+				       hp->prog->kind == PROG_TP_BTF ? 7 : 6) :
+			      !strncmp(bpf_program__section_name(prog),
 				       section_kind(hp->mech),
 				       strlen(section_kind(hp->mech))),
 			      "%s mode %d hook %s: %s is a %s program (%s)", fixture,

@@ -94,6 +94,12 @@ static bool fstype_is_iomap(const char *fstype)
 	return false;
 }
 
+/* Written back with buffer heads by ext4's driver (ext2 and ext3 too). */
+static bool fstype_is_ext4(const char *fstype)
+{
+	return !strcmp(fstype, "ext4") || !strcmp(fstype, "ext3") || !strcmp(fstype, "ext2");
+}
+
 /*
  * top resolves a path per file per refresh: keep what mountinfo said of
  * each device for a second instead of reading it every time.
@@ -182,6 +188,7 @@ static bool lookup_uncached(uint32_t dev, struct fsinfo *fi)
 		snprintf(fi->mount, sizeof(fi->mount), "%s", m.mount);
 		snprintf(fi->fstype, sizeof(fi->fstype), "%s", m.fstype);
 		fi->iomap = fstype_is_iomap(m.fstype);
+		fi->buffer_heads = fstype_is_ext4(m.fstype);
 		found = true;
 	}
 	fclose(fp);

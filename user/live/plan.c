@@ -446,6 +446,69 @@ static void plan_unwatched(struct kfacts *f, struct plan *p)
 		 "counted: run, hist and top cannot say what they miss");
 }
 
+/*
+ * The buffer-head backend (ext4, bpf/buffer_heads.bpf.c): its five
+ * tracepoints as tp_btf programs, all or none (each moment needs the
+ * others: a write with no writeback would stay a record, a writeback with
+ * no dirty blocks would count every block a violation).
+ */
+static const enum hook bh_hooks[] = {
+	HOOK_BH_WRITE, HOOK_BH_WRITE_ND, HOOK_BH_DIRTY, HOOK_BH_BIO, HOOK_BH_INVALIDATE,
+};
+#define NR_BH_HOOKS	(sizeof(bh_hooks) / sizeof(bh_hooks[0]))
+
+static void plan_buffer_heads(struct kfacts *f, struct plan *p)
+{
+	const char *why = NULL;
+	unsigned int i;
+
+	for (i = 0; i < NR_BH_HOOKS; i++) {
+		enum hook k = bh_hooks[i];
+		struct hook_plan *h = &p->hooks[k];
+		const char *tp = hook_target(k, TARGET_TP, 0);
+
+		if (!tp_usable(f, tp, h) || !tp_fits(f, k, tp) ||
+		    !choose_tp(f, p, k, tp, PROG_ANY_VARIANT) ||
+		    h->prog->kind != PROG_TP_BTF) {
+			why = hook_names[k];
+			break;
+		}
+	}
+	if (!why) {
+		snprintf(p->hooks[HOOK_BH_WRITE].note, sizeof(p->hooks[0].note),
+			 "ext4 (buffer heads): each write(2)'s part of a folio, after the "
+			 "copy; a short copy is a loss (buffer_head_short_copy)");
+		snprintf(p->hooks[HOOK_BH_WRITE_ND].note, sizeof(p->hooks[0].note),
+			 "ext4 without delayed allocation (nodelalloc, or its fallback)");
+		snprintf(p->hooks[HOOK_BH_DIRTY].note, sizeof(p->hooks[0].note),
+			 "ext4: each block gone clean -> dirty (mark_buffer_dirty), the "
+			 "kernel's per-block dirty state");
+		snprintf(p->hooks[HOOK_BH_INVALIDATE].note, sizeof(p->hooks[0].note),
+			 "ext4: records of truncated dirty pages forgotten");
+		snprintf(p->hooks[HOOK_BH_BIO].note, sizeof(p->hooks[0].note),
+			 "ext4 writeback: each write bio's folios and blocks, from its "
+			 "bio_vecs; a folio ends at its thread's next one or the flush");
+		return;
+	}
+	/* all or none: the ones chosen before the one that failed let go */
+	for (unsigned int j = 0; j < NR_BH_HOOKS; j++) {
+		struct hook_plan *h = &p->hooks[bh_hooks[j]];
+
+		h->chosen = false;
+		h->prog = NULL;
+		snprintf(h->note, sizeof(h->note), "ext4 not counted: no tp_btf program "
+			 "for '%s'%s", why, j == i ? "" : " (the backend needs all five)");
+	}
+}
+
+bool plan_bh_backend(const struct plan *p)
+{
+	for (unsigned int i = 0; i < NR_BH_HOOKS; i++)
+		if (!p->hooks[bh_hooks[i]].chosen)
+			return false;
+	return true;
+}
+
 static void classify(struct kfacts *f, struct plan *p)
 {
 	/* the newest writeback symbol (the table's first) tells 6.17 and later */
@@ -501,6 +564,7 @@ int plan_build(struct kfacts *f, int mode, struct plan *p)
 	plan_whole_dirty(f, p);
 	plan_helpers(f, p);
 	plan_unwatched(f, p);
+	plan_buffer_heads(f, p);
 
 	p->ok = true;
 	for (int i = 0; i < NR_HOOKS; i++) {
@@ -552,6 +616,10 @@ void plan_set_accounting(struct plan *p, enum accounting_level l)
 	detach_for_level(&p->hooks[HOOK_INVALIDATE], "no page records to forget");
 	detach_for_level(&p->hooks[HOOK_UNWATCHED], "no command at this level says "
 			 "what it does not watch");
+	/* ext4's dirty blocks are only in the page records */
+	for (unsigned int i = 0; i < NR_BH_HOOKS; i++)
+		detach_for_level(&p->hooks[bh_hooks[i]], "ext4's dirty blocks are "
+				 "known only from the page records");
 	if (p->hooks[HOOK_WB_BEGIN].chosen && p->hooks[HOOK_WB_BEGIN].mech == MECH_TRACEPOINT)
 		snprintf(p->hooks[HOOK_WB_BEGIN].note, sizeof(p->hooks[HOOK_WB_BEGIN].note),
 			 "folio found in the page cache (always-on accounting)%s",

@@ -62,6 +62,8 @@ struct plan {
  * why). May make lazy trial attaches (facts_func_trial), hence not const.
  */
 int plan_build(struct kfacts *f, int mode, struct plan *p);
+/* The buffer-head backend (ext4) is attached: all four of its hooks. */
+bool plan_bh_backend(const struct plan *p);
 /*
  * Sets the accounting level; always-on detaches the hooks that only feed
  * the page records (whole-folio dirtying, the folio pointer, invalidate),

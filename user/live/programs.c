@@ -16,6 +16,11 @@ const char *const hook_names[NR_HOOKS] = {
 	[HOOK_INVALIDATE] = "invalidate",
 	[HOOK_BIO] = "block_bio",
 	[HOOK_UNWATCHED] = "unwatched_dirty",
+	[HOOK_BH_WRITE] = "ext4_write",
+	[HOOK_BH_WRITE_ND] = "ext4_write_nd",
+	[HOOK_BH_DIRTY] = "bh_dirty",
+	[HOOK_BH_BIO] = "bh_writeback",
+	[HOOK_BH_INVALIDATE] = "ext4_invalidate",
 };
 
 const char *const prog_kind_names[NR_PROG_KINDS] = {
@@ -97,6 +102,13 @@ const struct prog_def prog_table[] = {
 	/* writeback_dirty_folio again: filesystems not watched (unwatched.bpf.c) */
 	{ HOOK_UNWATCHED, PROG_TP_BTF, ANY, "btf_unwatched_dirty" },
 	{ HOOK_UNWATCHED, PROG_RAW_TP, ANY, "tp_unwatched_dirty" },
+
+	/* the buffer-head backend (buffer_heads.bpf.c): tp_btf only */
+	{ HOOK_BH_WRITE, PROG_TP_BTF, ANY, "btf_ext4_da_write_end" },
+	{ HOOK_BH_WRITE_ND, PROG_TP_BTF, ANY, "btf_ext4_write_end" },
+	{ HOOK_BH_DIRTY, PROG_TP_BTF, ANY, "btf_bh_dirty" },
+	{ HOOK_BH_BIO, PROG_TP_BTF, ANY, "btf_bh_bio" },
+	{ HOOK_BH_INVALIDATE, PROG_TP_BTF, ANY, "btf_ext4_invalidate" },
 };
 
 const unsigned int prog_table_len = sizeof(prog_table) / sizeof(prog_table[0]);
@@ -154,6 +166,14 @@ const struct hook_target hook_targets[] = {
 	{ HOOK_BIO, TARGET_TP, "block_bio_queue", ANY, ARGS(1, "bio*") },
 	{ HOOK_UNWATCHED, TARGET_TP, "writeback_dirty_folio", ANY,
 	  ARGS(2, "folio*", "address_space*") },
+	{ HOOK_BH_WRITE, TARGET_TP, "ext4_da_write_end", ANY,
+	  ARGS(4, "inode*", "loff_t", "unsigned_int", "unsigned_int") },
+	{ HOOK_BH_WRITE_ND, TARGET_TP, "ext4_write_end", ANY,
+	  ARGS(4, "inode*", "loff_t", "unsigned_int", "unsigned_int") },
+	{ HOOK_BH_DIRTY, TARGET_TP, "block_dirty_buffer", ANY, ARGS(1, "buffer_head*") },
+	{ HOOK_BH_BIO, TARGET_TP, "block_bio_queue", ANY, ARGS(1, "bio*") },
+	{ HOOK_BH_INVALIDATE, TARGET_TP, "ext4_invalidate_folio", ANY,
+	  ARGS(3, "folio*", "size_t", "size_t") },
 };
 
 const unsigned int hook_targets_len = sizeof(hook_targets) / sizeof(hook_targets[0]);

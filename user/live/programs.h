@@ -24,6 +24,12 @@ enum hook {
 	HOOK_INVALIDATE,	/* dirty data thrown away: forget records */
 	HOOK_BIO,		/* verify: write bios at the block layer */
 	HOOK_UNWATCHED,		/* folios dirtied on filesystems not watched */
+	/* the buffer-head backend (ext4, bpf/buffer_heads.bpf.c) */
+	HOOK_BH_WRITE,		/* ext4_da_write_end: a write(2)'s folio, delalloc */
+	HOOK_BH_WRITE_ND,	/* ext4_write_end: the same without delalloc */
+	HOOK_BH_DIRTY,		/* block_dirty_buffer: a block gone clean -> dirty */
+	HOOK_BH_BIO,		/* block_bio_queue: a write bio's folios and blocks */
+	HOOK_BH_INVALIDATE,	/* ext4_invalidate_folio: dirty data thrown away */
 	NR_HOOKS,
 };
 

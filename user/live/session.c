@@ -240,7 +240,7 @@ int session_start(struct session *s, const struct session_opts *o)
 		.cgroup_id = o->cgroup_id, .cgroup_level = o->cgroup_level,
 		.count_others = o->count_others, .cgroup_sums = o->cgroup_sums,
 	};
-	char err[512];
+	char err[512], bh_err[512] = "";
 	int ret;
 
 	memset(s, 0, sizeof(*s));
@@ -266,6 +266,11 @@ int session_start(struct session *s, const struct session_opts *o)
 	if (o->mount || o->dev) {
 		ret = o->mount ? fsinfo_from_path(o->mount, &s->fs, err, sizeof(err)) :
 				 fsinfo_from_dev(o->dev, &s->fs, err, sizeof(err));
+		/* ext4: counted where the plan attaches the buffer-head backend */
+		if (ret == -EOPNOTSUPP && s->fs.buffer_heads) {
+			snprintf(bh_err, sizeof(bh_err), "%s", err);
+			ret = 0;
+		}
 		if (ret) {
 			fprintf(stderr, "iomapdirty: %s\n", err);
 			return ret == -EINVAL ? EXIT_USAGE : EXIT_BAD_TARGET;
@@ -285,6 +290,14 @@ int session_start(struct session *s, const struct session_opts *o)
 		fprintf(stderr, "iomapdirty: %s\n", s->plan.error);
 		fprintf(stderr, "iomapdirty: see `iomapdirty probes` for the full plan\n");
 		return EXIT_UNSUPPORTED;
+	}
+	if (bh_err[0] && (o->verify || !plan_bh_backend(&s->plan))) {
+		fprintf(stderr, "iomapdirty: %s; ext4 is counted by the buffer-head "
+			"backend, which %s\n", bh_err, o->verify ?
+			"verify does not use (its check at the bio places blocks by "
+			"iomap's addresses)" : "this plan does not attach (see "
+			"`iomapdirty probes` with the same --mode and --accounting)");
+		return EXIT_BAD_TARGET;
 	}
 	ret = check_cgroup_ids(o, &s->plan);
 	if (ret)

@@ -17,6 +17,8 @@ struct fsinfo {
 	char mount[4096];
 	uint64_t block_bytes;	/* 0 when unknown */
 	bool iomap;		/* uses iomap buffered writeback */
+	/* ext2/3/4 (ext4's driver): buffer heads, the buffer-head backend's */
+	bool buffer_heads;
 };
 
 /* Kernel dev_t encoding, as in the kernel's MKDEV(). */

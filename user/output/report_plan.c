@@ -36,7 +36,10 @@ static void backend_row(const struct plan *p, int kind, struct backend_row *r)
 	r->backend = fs_kind_rows[kind].watched ? "iomap" : NULL;
 	r->chosen = r->backend && p->ok;
 	r->why[0] = 0;
-	if (r->backend && !p->ok)
+	if (kind == FS_KIND_EXT4 && plan_bh_backend(p)) {
+		r->backend = "buffer_heads";
+		r->chosen = true;
+	} else if (r->backend && !p->ok)
 		snprintf(r->why, sizeof(r->why), "rejected: %s", p->error);
 	else if (!r->backend)
 		snprintf(r->why, sizeof(r->why), "%s; %s", fs_kind_rows[kind].why,
@@ -48,10 +51,10 @@ static void plan_print_backends(const struct plan *p, FILE *out)
 {
 	struct backend_row r;
 
-	fprintf(out, "%-18s %-10s %s\n", "FILESYSTEM", "BACKEND", "NOTE");
+	fprintf(out, "%-18s %-12s %s\n", "FILESYSTEM", "BACKEND", "NOTE");
 	for (int k = 0; k < NR_FS_KINDS; k++) {
 		backend_row(p, k, &r);
-		fprintf(out, "%-18s %-10s %s\n", r.fs, r.backend ? r.backend : "-",
+		fprintf(out, "%-18s %-12s %s\n", r.fs, r.backend ? r.backend : "-",
 			r.chosen ? "counted: the hooks above" : r.why);
 	}
 }

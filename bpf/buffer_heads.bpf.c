@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The buffer-head backend (issue 26): ext4's regular files, counted with
+ * the same page records, folio contexts and sums as iomap's, from the
+ * kernel's own tracepoints (tp_btf: this host allows nothing else).
+ *
+ * - write: ext4_da_write_end / ext4_write_end (inode, pos, len, copied),
+ *   once per folio of a write(2), after the copy and before the folio's
+ *   buffers are dirtied, the folio locked. A short copy (copied < len)
+ *   may then commit nothing (block_write_end, for a folio not uptodate),
+ *   which the tracepoint cannot tell: its bytes are left out and counted
+ *   (buffer_head_short_copy, a loss).
+ * - dirty: block_dirty_buffer (mark_buffer_dirty), which fires before its
+ *   already-dirty test: a buffer whose BH_Dirty bit is clear goes clean
+ *   -> dirty now, and its block is set in its page's record (bh_dirty).
+ *   Where its folio is still clean, the folio goes clean -> dirty now:
+ *   its first page's record says so (PAGE_REC_BH_FOLIO_DIRTIED), and the
+ *   blocks seen are then the folio's whole dirty state (writeback.bpf.c).
+ * - writeback and submit: block_bio_queue. ext4 writes a folio's dirty
+ *   buffers into bios (ext4_bio_write_folio, one inode per bio); each
+ *   bio_vec segment within one folio of an ext4 regular file on the bio's
+ *   own device (a stacked device's clone goes to another: not counted
+ *   twice) begins that folio in the thread's context if it is not the one
+ *   in progress, and submits its blocks there. A folio is finished by the
+ *   thread's next folio or by the flush, as in tracepoint mode.
+ * Journal and metadata bios carry pages of the block device's own page
+ * cache, not of a regular file: never counted here.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "iomapdirty.h"
+#include "biovec.bpf.h"
+#include "fs_kind.bpf.h"
+#include "kernel_facts.bpf.h"
+#include "maps.bpf.h"
+#include "page_table.bpf.h"
+#include "settings.bpf.h"
+#include "submit.bpf.h"
+#include "write.bpf.h"
+#include "writeback.bpf.h"
+
+#define S_IFMT_BITS	00170000
+#define S_IFREG_BITS	0100000
+#define REQ_OP_BITS_MASK	0xff
+#define REQ_OP_WRITE_VAL	1
+
+/* A regular file of a buffer-head filesystem the backend counts. */
+static __always_inline bool bh_counted(struct inode *inode)
+{
+	__u16 mode = BPF_CORE_READ(inode, i_mode);
+
+	return (mode & S_IFMT_BITS) == S_IFREG_BITS && fs_kind_bh(fs_kind_of(inode));
+}
+
+/* ext4_da_write_end, ext4_write_end: one folio's part of a write(2). */
+static __always_inline void bh_write_end(struct inode *inode, __u64 pos, __u32 len,
+					 __u32 copied)
+{
+	struct inode_facts fi = {};
+
+	if (!inode || !bh_counted(inode))
+		return;
+	inode_facts_core(inode, &fi, false);
+	if (copied < len) {
+		count(CNT_WRITE_EVENTS);
+		/* a loss only where the figures would have counted it */
+		if (dev_wanted(fi.dev) && task_wanted())
+			count(CNT_BH_SHORT_COPY);
+		return;
+	}
+	record_write(&fi, pos, copied);
+}
+
+SEC("tp_btf/ext4_da_write_end")
+int BPF_PROG(btf_ext4_da_write_end, struct inode *inode, loff_t pos, unsigned int len,
+	     unsigned int copied)
+{
+	bh_write_end(inode, pos, len, copied);
+	return 0;
+}
+
+SEC("tp_btf/ext4_write_end")
+int BPF_PROG(btf_ext4_write_end, struct inode *inode, loff_t pos, unsigned int len,
+	     unsigned int copied)
+{
+	bh_write_end(inode, pos, len, copied);
+	return 0;
+}
+
+/* Dirty data thrown away (truncate, hole punch): its pages' records forgotten. */
+SEC("tp_btf/ext4_invalidate_folio")
+int BPF_PROG(btf_ext4_invalidate, struct folio *folio, size_t offset, size_t length)
+{
+	struct address_space *mapping;
+	struct inode *inode;
+
+	if (!folio)
+		return 0;
+	mapping = BPF_CORE_READ(folio, mapping);
+	if (!mapping || ((__u64)mapping & 3))
+		return 0;
+	inode = BPF_CORE_READ(mapping, host);
+	if (!inode || !bh_counted(inode))
+		return 0;
+	record_invalidate(inode, ((__u64)BPF_CORE_READ(folio, index) << page_shift) + offset,
+			  length);
+	return 0;
+}
+
+/* The folio of a page (compound_head: bit 0 set on a tail page). */
+static __always_inline struct page *page_head(struct page *pg)
+{
+	unsigned long ch = BPF_CORE_READ(pg, compound_head);
+
+	return ch & 1 ? (void *)(ch - 1) : pg;
+}
+
+/* A block of page 'index' of file fi gone clean -> dirty. */
+static __always_inline void bh_block_dirtied(const struct inode_facts *fi, __u64 pos,
+					     __u64 folio_index, bool folio_clean, bool wanted)
+{
+	struct page_key key = { .dev = fi->dev, .ino = fi->ino };
+	struct page_rec *rec;
+	__u64 bit = (pos & ((1ULL << page_shift) - 1)) >> fi->blkbits;
+
+	key.index = folio_index;
+	if (folio_clean) {
+		rec = page_rec_get(&key);
+		if (rec)
+			__sync_fetch_and_or(&rec->bh_flags, PAGE_REC_BH_FOLIO_DIRTIED);
+	}
+	key.index = pos >> page_shift;
+	rec = page_rec_get(&key);
+	if (!rec)
+		return;
+	if (bit < 64)
+		__sync_fetch_and_or(&rec->bh_dirty, 1ULL << bit);
+	/* a wanted writer's dirtying (mmap: no write(2)) counts its folio */
+	if (wanted && !(rec->bh_flags & PAGE_REC_BH_WANTED))
+		__sync_fetch_and_or(&rec->bh_flags, PAGE_REC_BH_WANTED);
+}
+
+SEC("tp_btf/block_dirty_buffer")
+int BPF_PROG(btf_bh_dirty, struct buffer_head *bh)
+{
+	unsigned long dirty_bit = 1UL << bpf_core_enum_value(enum bh_state_bits, BH_Dirty);
+	unsigned long pg_dirty = 1UL << bpf_core_enum_value(enum pageflags, PG_dirty);
+	struct address_space *mapping;
+	struct inode_facts fi = {};
+	struct page *head;
+	struct inode *inode;
+	__u64 fbytes, off, index;
+
+	if (!bh || (BPF_CORE_READ(bh, b_state) & dirty_bit) || always_on())
+		return 0;
+	head = page_head(BPF_CORE_READ(bh, b_page));
+	mapping = BPF_CORE_READ((struct folio *)head, mapping);
+	if (!mapping || ((__u64)mapping & 3))
+		return 0;
+	inode = BPF_CORE_READ(mapping, host);
+	if (!inode || !bh_counted(inode))
+		return 0;
+	count(CNT_BH_DIRTY_EVENTS);
+	inode_facts_core(inode, &fi, false);
+	/*
+	 * Any writer's: these bits are the kernel's view, which the blocks
+	 * submitted are checked against; a folio no wanted writer wrote is
+	 * left out at writeback (wb_fill: counted = 0).
+	 */
+	if (!dev_wanted(fi.dev))
+		return 0;
+	/* offset_in_folio(): a folio's address is aligned to its size */
+	fbytes = folio_bytes((struct folio *)head);
+	off = (__u64)BPF_CORE_READ(bh, b_data) & (fbytes - 1);
+	index = BPF_CORE_READ((struct folio *)head, index);
+	bh_block_dirtied(&fi, (index << page_shift) + off, index,
+			 !(folio_flags((struct folio *)head) & pg_dirty), task_wanted());
+	return 0;
+}
+
+/*
+ * The walk through one write bio's bio_vecs, a segment per step, and what
+ * a segment needs: in a per-CPU map value, not on the stack, where the
+ * program, bpf_loop's callback and wb_fill()'s own call chain must fit
+ * 512 bytes together.
+ */
+struct bh_bio_walk {
+	struct biovec_pos v;
+	struct inode_facts fi;
+	struct iomap_facts m;
+	__u32 bdev;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct bh_bio_walk);
+} bh_walks SEC(".maps");
+
+/*
+ * A folio's writeback begins in the thread's context. Global functions,
+ * verified once each: inlined in bpf_loop's callback, they were verified
+ * at every step of the walk (230,000 instructions, 200 ms at each load),
+ * and wb_begin()'s frame sat under wb_fill()'s call chain, past the 512
+ * bytes of stack all may use.
+ */
+__noinline int bh_folio_begin(struct bh_bio_walk *w, __u64 inode, __u64 folio,
+			      __u64 fpos, __u64 fbytes)
+{
+	if (!w)
+		return 0;
+	wb_begin_kind(&w->fi, inode, NULL, (struct folio *)folio, fpos, fbytes, false, true);
+	return 0;
+}
+
+/* The same for the submit, whose walk of bitmap words has a frame too. */
+__noinline int bh_submit(struct bh_bio_walk *w, __u64 pos, __u64 bytes)
+{
+	if (!w)
+		return 0;
+	w->m.type = IOMAP_HOLE_TYPE + 1;	/* any but a hole */
+	w->m.exact = 1;
+	w->m.offset = pos;
+	w->m.length = bytes;
+	wb_submit(w->fi.dev, w->fi.ino, pos, bytes, &w->m);
+	return 0;
+}
+
+/*
+ * The folio in progress in the thread's context is this one: the same
+ * writeback (its blocks split over two bios), or a new one of the folio,
+ * written again since (a write and fsync after the last). A new one finds
+ * the block it submits dirty again in its page's record, which the last
+ * writeback took; the same one finds it taken.
+ */
+static __always_inline bool bh_redirtied(const struct inode_facts *fi, __u64 pos)
+{
+	struct page_key key = { .dev = fi->dev, .ino = fi->ino, .index = pos >> page_shift };
+	__u64 bit = (pos & ((1ULL << page_shift) - 1)) >> fi->blkbits;
+	struct page_rec *rec = page_find(&key);
+
+	return rec && bit < 64 && (rec->bh_dirty >> bit) & 1;
+}
+
+/* The segment of one folio the walk is at, submitted in its folio context. */
+static __always_inline void bh_segment(struct bh_bio_walk *w, struct page *pg, __u64 bytes)
+{
+	__u64 psize = bpf_core_type_size(struct page);
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct inode_facts *fi = &w->fi;
+	struct address_space *mapping;
+	struct page *head = page_head(pg);
+	struct inode *inode;
+	struct wb_ctx *c;
+	__u64 fpos, fbytes, off;
+	bool same;
+
+	mapping = BPF_CORE_READ((struct folio *)head, mapping);
+	if (!mapping || ((__u64)mapping & 3))
+		return;
+	inode = BPF_CORE_READ(mapping, host);
+	if (!inode || !bh_counted(inode))
+		return;
+	inode_facts_core(inode, fi, true);
+	if (fi->dev != w->bdev)
+		return;		/* a stacked device's clone: counted at the top */
+	fbytes = folio_bytes((struct folio *)head);
+	fpos = (__u64)BPF_CORE_READ((struct folio *)head, index) << page_shift;
+	off = (((__u64)pg - (__u64)head) / psize << page_shift) +
+	      (w->v.off & ((1ULL << page_shift) - 1));
+	if (off >= fbytes)
+		return;
+	if (bytes > fbytes - off)
+		bytes = fbytes - off;
+	c = ctx_find(tid);
+	same = c && c->active && c->key.dev == fi->dev && c->key.ino == fi->ino &&
+	       c->folio_pos == fpos;
+	ctx_put(c, tid);
+	if (same && bh_redirtied(fi, fpos + off))
+		same = false;
+	if (!same)
+		bh_folio_begin(w, (__u64)inode, (__u64)head, fpos, fbytes);
+	bh_submit(w, fpos + off, bytes);
+}
+
+/*
+ * One step: the rest of the current bio_vec within its page's folio (a
+ * bio_vec may hold several pages of a folio, or of physically adjacent
+ * folios merged into it).
+ */
+static long bh_bio_step(__u64 n, void *data)
+{
+	struct bh_bio_walk *w = *(struct bh_bio_walk **)data;
+	__u64 psize = bpf_core_type_size(struct page);
+	__u64 page_mask = (1ULL << page_shift) - 1;
+	struct page *pg, *head;
+	__u64 bytes, in_folio;
+
+	if (!w->v.left && !biovec_load(&w->v))
+		return 1;
+	pg = (void *)(w->v.page + (w->v.off >> page_shift) * psize);
+	head = page_head(pg);
+	/* bytes to the end of pg's folio: whole pages after pg, and pg's rest */
+	in_folio = folio_bytes((struct folio *)head) -
+		   ((((__u64)pg - (__u64)head) / psize) << page_shift) -
+		   (w->v.off & page_mask);
+	bytes = w->v.left < in_folio ? w->v.left : in_folio;
+	if (!bytes)
+		return 1;
+	bh_segment(w, pg, bytes);
+	w->v.off += bytes;
+	w->v.left -= bytes;
+	return 0;
+}
+
+SEC("tp_btf/block_bio_queue")
+int BPF_PROG(btf_bh_bio, struct bio *bio)
+{
+	__u32 zero = 0;
+	struct bh_bio_walk *w;
+
+	if (!bio || (BPF_CORE_READ(bio, bi_opf) & REQ_OP_BITS_MASK) != REQ_OP_WRITE_VAL)
+		return 0;
+	count(CNT_BH_BIO_EVENTS);
+	w = bpf_map_lookup_elem(&bh_walks, &zero);
+	if (!w)
+		return 0;
+	w->bdev = BPF_CORE_READ(bio, bi_bdev, bd_dev);
+	if (!biovec_start(&w->v, bio))
+		return 0;
+	/* bpf_loop wants its context on the stack: the map value's address */
+	bpf_loop(BIOVEC_MAX, bh_bio_step, &w, 0);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# The buffer-head backend (issue 26): ext4 with 1 KiB and 4 KiB blocks,
+# counted like XFS. Each scenario of the e2e table that has an ext4 meaning
+# (scattered writes aligned and crossing blocks, mmap, a write at EOF,
+# truncate, fsync) runs on a fresh loop ext4 under `iomapdirty run --json`,
+# with block_rq_issue traced on the loop device. Ground truth: the
+# workload's own figures (what it wrote, where; the folios from
+# kpageflags) for every count and per-folio histogram, and the block
+# layer's data bytes inside the file's extents (FIEMAP) for the bytes
+# submitted. Nothing may be counted as a violation, lost or left dirty.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib.sh
+source "$here/lib.sh"
+# shellcheck source=../e2e/e2e_lib.sh
+source "$here/../e2e/e2e_lib.sh"
+# in tmpfs: CMD's writes of its own (the workload's figures on stdout)
+# must not land on an ext4, which this host's root may be
+work=$(mktemp -d /dev/shm/cli_ext4.XXXXXX)
+T=/sys/kernel/tracing
+mnt="" loop=""
+cleanup() {
+	echo 0 >"$T/events/block/block_rq_issue/enable" 2>/dev/null
+	echo 0 >"$T/events/block/block_rq_issue/filter" 2>/dev/null
+	[[ -n $mnt ]] && mountpoint -q "$mnt" && umount "$mnt"
+	[[ -n $loop ]] && losetup -d "$loop" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+# ext4_fresh BLOCKSIZE: a new 64 MiB loop ext4 on $mnt ($loop), default options
+ext4_fresh() {
+	[[ -n $mnt ]] && mountpoint -q "$mnt" && umount "$mnt"
+	[[ -n $loop ]] && losetup -d "$loop"
+	mnt=$work/mnt loop=""
+	mkdir -p "$mnt" && truncate -s 64M "$work/img" &&
+		mkfs.ext4 -q -F -b "$1" "$work/img" >/dev/null 2>&1 &&
+		loop=$(losetup --find --show "$work/img") && mount -t ext4 "$loop" "$mnt"
+}
+
+trace_start() {	# block_rq_issue on the loop device only
+	local devt
+	devt=$(<"/sys/block/${loop#/dev/}/dev")
+	echo 0 >"$T/tracing_on"
+	echo >"$T/trace"
+	echo "dev == $(((${devt%:*} << 20) | ${devt#*:}))" \
+		>"$T/events/block/block_rq_issue/filter"
+	echo 1 >"$T/events/block/block_rq_issue/enable"
+	echo 1 >"$T/tracing_on"
+}
+
+trace_stop() {
+	echo 0 >"$T/tracing_on"
+	cat "$T/trace" >"$1"
+	echo 0 >"$T/events/block/block_rq_issue/enable"
+	echo >"$T/trace"
+}
+
+# data_bytes TRACE FILE: bytes of write requests inside FILE's extents
+data_bytes() {
+	xfs_io -r -c fiemap "$2" | sed -n 's/.*\]: *\([0-9]*\)\.\.\([0-9]*\).*/\1 \2/p' |
+		awk 'BEGIN { n = 0 }
+		FNR == NR { es[n] = $1; ee[n] = $2 + 1; n++; next }
+		/ block_rq_issue: / {
+			sub(/.* block_rq_issue: /, "")
+			if ($2 !~ /W/) next
+			split($0, a, / \+ /); k = split(a[1], l, " "); split(a[2], r, " ")
+			s = l[k]; e = s + r[1]
+			for (i = 0; i < n; i++) {
+				lo = s > es[i] ? s : es[i]; hi = e < ee[i] ? e : ee[i]
+				if (hi > lo) b += (hi - lo) * 512
+			}
+		}
+		END { print b + 0 }' - "$1"
+}
+
+# per_folio_hist NAME RUN_JSON HIST WANT: the run file's histogram HIST
+# against the workload's per-folio values WANT ({"value": folios}), bucket
+# by bucket (buckets matched by their bounds)
+per_folio_hist() {
+	local got
+	got=$(jq -c --arg h "$3" --argjson want "$4" '
+		def inb($v): (if .min_exclusive then $v > .min else $v >= .min end)
+			and (.max == null or (if .max_exclusive then $v < .max
+			else $v <= .max end));
+		($want | to_entries | map({v: (.key | tonumber), c: .value})) as $w
+		| [.histograms[$h].buckets[] | . as $b
+			| select(.count != ([$w[] | select(. as $x | $b | inb($x.v)) | .c]
+				| add // 0))] | length' "$2")
+	check "$1" 0 "$got"
+}
+
+STATS=(app_bytes write_calls app_dirty_blocks other_dirty_blocks dirty_blocks
+	folios folio_bytes max_folio_bytes submitted_blocks submitted_bytes)
+# scenario: the e2e name (its block size, preparation and workload call)
+run_scenario() {
+	local name=$1 n=ext4.$1 bs dev j=$work/run.json want got f ino
+	bs=$(scenario_bs "$name")
+	ext4_fresh "$bs" || { fail "$n.fixture" "mkfs.ext4 -b $bs or mount failed"; return; }
+	dev=$(mountpoint -d "$mnt")
+	scenario_prep "$name" "$mnt" >/dev/null || { fail "$n.prep" "workload prep failed"; return; }
+	sync
+	scenario_argv "$name" "$mnt"
+	trace_start
+	timeout -k 5 120 "$IOMAPDIRTY" run -q --mode tracepoint --json "$j" -- \
+		"${SCENARIO_ARGV[@]}" >"$work/exp.json" 2>"$work/err"
+	check "$n.exit" 0 "$?"
+	trace_stop "$work/trace"
+	[[ -n ${EXT4_DEBUG:-} ]] && cp "$work/trace" "$work/exp.json" "$j" /tmp/
+	[[ -s $j ]] || { fail "$n.run_file" "none: $(tail -n 3 "$work/err")"; return; }
+	want=$(jq -c "$E2E_EXPECT_JQ | .totals" "$work/exp.json")
+	if [[ $name == mmap_eof_* ]]; then
+		# The workload's figures are iomap's: iomap_dirty_folio marks
+		# the whole folio dirty, past EOF too. ext4's page_mkwrite
+		# dirties the buffers up to EOF (block_page_mkwrite, seen), then
+		# block_dirty_folio sets the rest with no tracepoint, and writeback
+		# clears those unwritten: ext4's dirty blocks are the ones below
+		# EOF, which the workload's submitted figures are.
+		want=$(jq -c '.other_dirty_blocks = .submitted_blocks |
+			.dirty_blocks = .submitted_blocks |
+			.per_folio.dirty_blocks = .per_folio.submitted_blocks' <<<"$want")
+	fi
+	check "$n.layout_probe" '"kpageflags"' "$(jq -c '.layout.probe // ([.files[].layout.probe] | unique | .[0])' "$work/exp.json")"
+	ino=$(stat -c %i "$mnt/f")
+	got=$(jq -c --arg d "$dev" --argjson i "$ino" \
+		'[.files[] | select(.dev == $d and .ino == $i) | .stats] | .[0] // {}' "$j")
+	for f in "${STATS[@]}"; do
+		check "$n.$f" "$(jq -c --arg f "$f" '.[$f]' <<<"$want")" \
+			"$(jq -c --arg f "$f" '.[$f]' <<<"$got")"
+	done
+	for f in violation_blocks unchecked_blocks unexplained_blocks folios_no_dirty_seen; do
+		check "$n.$f" 0 "$(jq -c --arg f "$f" '.[$f]' <<<"$got")"
+	done
+	check "$n.losses" '{}' "$(jq -c '[.losses | to_entries[] | select(.value != 0)] | from_entries' "$j")"
+	check "$n.not_unwatched" 0 "$(jq --arg d "$dev" '[.unwatched_filesystems[]? |
+		select(.dev == $d)] | length' "$j")"
+	check "$n.nothing_left_dirty" 0 "$(jq --arg d "$dev" '[.writeback.unwritten[]? |
+		select(.dev == $d) | .pages] | add // 0' "$j")"
+	check "$n.block_layer_bytes" "$(data_bytes "$work/trace" "$mnt/f")" \
+		"$(jq -c .submitted_bytes <<<"$got")"
+	# the filesystem's figures are the file's: journal and metadata
+	# writes (the device's own page cache) are never counted as data
+	check "$n.filesystem_is_the_file" "$(jq -c '[.submitted_bytes, .app_bytes]' <<<"$got")" \
+		"$(jq -c --arg d "$dev" '[.filesystems[] | select(.dev == $d) | .stats |
+			.submitted_bytes, .app_bytes]' "$j")"
+	check "$n.files" "[\"$dev\"]" "$(jq -c '[.files[].dev] | unique' "$j")"
+	per_folio_hist "$n.hist.dirty_blocks" "$j" dirty_blocks_per_folio \
+		"$(jq -c '.per_folio.dirty_blocks' <<<"$want")"
+	per_folio_hist "$n.hist.submitted_blocks" "$j" submitted_blocks_per_folio \
+		"$(jq -c '.per_folio.submitted_blocks' <<<"$want")"
+}
+
+# large_4k and mmap_large_1k: ext4 has large folios (1 MiB here, 6.16+)
+for s in ${EXT4_SCENARIOS:-scatter51_1k scatter51_4k span_1k mmap_1k mmap_4k eof_1k eof_4k \
+	eof_setup_1k truncate_1k mmap_eof_1k large_4k mmap_large_1k}; do
+	run_scenario "$s"
+done
+cli_finish
