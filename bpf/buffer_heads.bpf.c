@@ -201,35 +201,6 @@ struct {
 } bh_walks SEC(".maps");
 
 /*
- * A folio's writeback begins in the thread's context. Global functions,
- * verified once each: inlined in bpf_loop's callback, they were verified
- * at every step of the walk (230,000 instructions, 200 ms at each load),
- * and wb_begin()'s frame sat under wb_fill()'s call chain, past the 512
- * bytes of stack all may use.
- */
-__noinline int bh_folio_begin(struct bh_bio_walk *w, __u64 inode, __u64 folio,
-			      __u64 fpos, __u64 fbytes)
-{
-	if (!w)
-		return 0;
-	wb_begin_kind(&w->fi, inode, NULL, (struct folio *)folio, fpos, fbytes, false, true);
-	return 0;
-}
-
-/* The same for the submit, whose walk of bitmap words has a frame too. */
-__noinline int bh_submit(struct bh_bio_walk *w, __u64 pos, __u64 bytes)
-{
-	if (!w)
-		return 0;
-	w->m.type = IOMAP_HOLE_TYPE + 1;	/* any but a hole */
-	w->m.exact = 1;
-	w->m.offset = pos;
-	w->m.length = bytes;
-	wb_submit(w->fi.dev, w->fi.ino, pos, bytes, &w->m);
-	return 0;
-}
-
-/*
  * The folio in progress in the thread's context is this one: the same
  * writeback (its blocks split over two bios), or a new one of the folio,
  * written again since (a write and fsync after the last). A new one finds
@@ -245,34 +216,62 @@ static __always_inline bool bh_redirtied(const struct inode_facts *fi, __u64 pos
 	return rec && bit < 64 && (rec->bh_dirty >> bit) & 1;
 }
 
-/* The segment of one folio the walk is at, submitted in its folio context. */
-static __always_inline void bh_segment(struct bh_bio_walk *w, struct page *pg, __u64 bytes)
+/*
+ * The blocks of [pos, pos + bytes) sent, in the thread's folio context. A
+ * call of its own: its walk of bitmap words would add its frame to
+ * bh_segment()'s, which is under wb_fill()'s call chain.
+ */
+__noinline int bh_submit(struct bh_bio_walk *w, __u64 pos, __u64 bytes)
+{
+	if (!w)
+		return 0;
+	w->m.type = IOMAP_HOLE_TYPE + 1;	/* any but a hole */
+	w->m.exact = 1;
+	w->m.offset = pos;
+	w->m.length = bytes;
+	wb_submit(w->fi.dev, w->fi.ino, pos, bytes, &w->m);
+	return 0;
+}
+
+/*
+ * The segment of one folio the walk is at ('pg', 'bytes'), submitted in
+ * its folio context, which it begins unless that folio is in progress
+ * there. A global function, verified once: inlined in bpf_loop's callback
+ * it was verified at every step of the walk (230,000 instructions, 200 ms
+ * at each start), and a frame of its own for the begin under the callback
+ * put wb_fill()'s call chain past the 512 bytes of stack (6.1: 544).
+ */
+__noinline int bh_segment(struct bh_bio_walk *w, __u64 pg, __u64 bytes)
 {
 	__u64 psize = bpf_core_type_size(struct page);
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct inode_facts *fi = &w->fi;
 	struct address_space *mapping;
-	struct page *head = page_head(pg);
+	struct inode_facts *fi;
+	struct page *head;
 	struct inode *inode;
 	struct wb_ctx *c;
 	__u64 fpos, fbytes, off;
 	bool same;
 
+	if (!w)
+		return 0;
+	fi = &w->fi;
+	head = page_head((struct page *)pg);
 	mapping = BPF_CORE_READ((struct folio *)head, mapping);
 	if (!mapping || ((__u64)mapping & 3))
-		return;
+		return 0;
 	inode = BPF_CORE_READ(mapping, host);
 	if (!inode || !bh_counted(inode))
-		return;
+		return 0;
 	inode_facts_core(inode, fi, true);
 	if (fi->dev != w->bdev)
-		return;		/* a stacked device's clone: counted at the top */
+		return 0;	/* a stacked device's clone: counted at the top */
 	fbytes = folio_bytes((struct folio *)head);
 	fpos = (__u64)BPF_CORE_READ((struct folio *)head, index) << page_shift;
-	off = (((__u64)pg - (__u64)head) / psize << page_shift) +
+	off = ((pg - (__u64)head) / psize << page_shift) +
 	      (w->v.off & ((1ULL << page_shift) - 1));
 	if (off >= fbytes)
-		return;
+		return 0;
 	if (bytes > fbytes - off)
 		bytes = fbytes - off;
 	c = ctx_find(tid);
@@ -282,8 +281,10 @@ static __always_inline void bh_segment(struct bh_bio_walk *w, struct page *pg, _
 	if (same && bh_redirtied(fi, fpos + off))
 		same = false;
 	if (!same)
-		bh_folio_begin(w, (__u64)inode, (__u64)head, fpos, fbytes);
+		wb_begin_kind(fi, (__u64)inode, NULL, (struct folio *)head, fpos, fbytes,
+			      false, true);
 	bh_submit(w, fpos + off, bytes);
+	return 0;
 }
 
 /*
@@ -310,7 +311,7 @@ static long bh_bio_step(__u64 n, void *data)
 	bytes = w->v.left < in_folio ? w->v.left : in_folio;
 	if (!bytes)
 		return 1;
-	bh_segment(w, pg, bytes);
+	bh_segment(w, (__u64)pg, bytes);
 	w->v.off += bytes;
 	w->v.left -= bytes;
 	return 0;

@@ -380,8 +380,8 @@ static __always_inline int wb_fill_body(struct wb_ctx *c, struct folio_bits *bit
 	const struct inode_facts *fi;
 	struct collect_walk walk = {};
 	struct bits_walk bw = {};
-	struct page_rec rec0 = {};
 	struct folio_head head = {};
+	struct page_rec *rec0;
 	__u64 nr_blocks, npages, nwords, kern_words;
 	int view, have0;
 
@@ -429,15 +429,16 @@ static __always_inline int wb_fill_body(struct wb_ctx *c, struct folio_bits *bit
 	 * and page_take() must stay within 512 bytes together (6.1 counts a
 	 * callback as a call, at least 32 bytes): 448 now.
 	 */
-	have0 = always_on() ? 0 : page_take(&c->key, &rec0);
-	c->dirtied_seen = have0 && (bh ? rec0.bh_flags & PAGE_REC_BH_FOLIO_DIRTIED :
-					    rec0.folio_ptr != 0);
+	rec0 = &bits->rec0;
+	have0 = always_on() ? 0 : page_take(&c->key, rec0);
+	c->dirtied_seen = have0 && (bh ? rec0->bh_flags & PAGE_REC_BH_FOLIO_DIRTIED :
+					    rec0->folio_ptr != 0);
 	if (bh) {
 		/* private data: buffer heads; the kernel's view is the records' */
 		folio = NULL;
 	} else if (!folio) {
 		/* tracepoint mode: the folio the first page's record kept */
-		__u64 ptr = have0 ? rec0.folio_ptr : 0;
+		__u64 ptr = have0 ? rec0->folio_ptr : 0;
 
 		/* none: its clean -> dirty came before attach (issue 22) */
 		c->preattach = folio_ptr_hook && bitmap_kind != BITMAP_NONE && !ptr;
@@ -487,7 +488,7 @@ static __always_inline int wb_fill_body(struct wb_ctx *c, struct folio_bits *bit
 	walk.bh = bh;
 	bits->steps = !always_on();	/* page 0's lookup */
 	if (have0)
-		collect_page(&walk, 0, &rec0);
+		collect_page(&walk, 0, rec0);
 	if (always_on()) {
 		;	/* no page records to collect */
 	} else if (npages > 1 && walk.guided) {

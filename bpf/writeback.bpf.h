@@ -55,6 +55,12 @@ struct folio_bits {
 	__u64 todo;
 	__u64 steps;
 	struct wb_ctx zero_ctx;	/* a new context's value, see ctx_create() */
+	/*
+	 * The folio's first page's record, taken by wb_fill(): here, not on
+	 * its stack, which is under a bpf_loop callback's for buffer heads
+	 * (buffer_heads.bpf.c) and must leave 6.1's 512 bytes room.
+	 */
+	struct page_rec rec0;
 	struct wb_folio folio;	/* wb_begin() -> wb_fill(), off the stack */
 };
 

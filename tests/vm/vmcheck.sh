@@ -94,7 +94,8 @@ DEB_RECIPE=1
 # resolves them to: modules.dep and softdeps): loop devices, XFS,
 # device-mapper (linear, crypt with aes-xts-plain64), the AF_ALG hash and
 # skcipher interfaces, md raid0/raid1.
-DEB_MODULES=(loop xfs dm-mod dm-crypt xts af_alg algif_hash algif_skcipher md-mod raid0 raid1)
+DEB_MODULES=(loop xfs dm-mod dm-crypt xts af_alg algif_hash algif_skcipher md-mod raid0 raid1
+	ext4)
 
 # A guest kernel ("variant") is built in a source tree shared with the
 # variants of the same source, architecture and config (the rfcv4 build is
@@ -641,7 +642,7 @@ build_initramfs() {	# arch -> $OUT/initramfs-<arch>.cpio.gz
 		install -m 0755 /bin/busybox "$root/bin/busybox"
 		! ldd /bin/busybox >/dev/null 2>&1 ||
 			die "/bin/busybox is dynamically linked: install busybox-static"
-		copy_with_libs "$root" mkfs.xfs xfs_io xfs_db fio bpftool
+		copy_with_libs "$root" mkfs.xfs xfs_io xfs_db fio bpftool mkfs.ext4
 		copy_with_libs "$root" "$OUT/bpfcheck/bpfcheck"
 		payload_into "$root" "$VM_PAYLOAD_EXTRA"
 		;;
