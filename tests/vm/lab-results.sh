@@ -168,6 +168,27 @@ put beside the seed's 16x (a ratio within one run, under TCG).
 EOF
 fi
 
+# XFS and ext4 side by side (vmcheck.sh, side_by_side)
+side_by_side() {
+	[ -n "$abdir" ] && [ -s "$abdir/side-by-side.md" ] || return 0
+	cat <<EOF
+
+## XFS and ext4 side by side
+
+The same aligned scattered overwrites (\`workload scatter F --count N
+--len 100 --stride 20480\`, one 100-byte write in one block of its own
+folio, then fsync) on a 1 KiB-block XFS in every x86_64 guest and on a
+1 KiB-block ext4 where the guest's plan has the buffer-head backend, each
+under \`iomapdirty run --json\` in the auto plan. ext4 writes only the
+dirty buffers, as buffer heads always did: its amplification is the
+patched XFS's. vmcheck.sh checks that each column's submitted bytes are
+the bytes the block layer wrote into the file in that run.
+
+EOF
+	cat "$abdir/side-by-side.md"
+}
+side_by_side
+
 # The compare tables vmcheck.sh made from the guests' run files
 ab_tables() {
 	local label u r name what

@@ -1003,12 +1003,64 @@ compare_smoke() {	# unpatched-variant rfcv4-variant label
 	fi
 }
 
+# side_by_side: the aligned scattered overwrites (1 KiB blocks, 4 KiB
+# pages) on every x86_64 guest's XFS and on ext4 where a guest counted it,
+# in one `iomapdirty compare` table ($OUT/ab/side-by-side.{md,json},
+# docs/lab-results.md). Checked: each column's submitted bytes are the
+# bytes the block layer wrote into the file in that run (the guest's
+# VMRESULT line: block_rq_issue inside the file's extents).
+side_by_side() {
+	local tool=${IOMAPDIRTY:-$REPO/iomapdirty} ab=$OUT/ab c=compare:side_by_side
+	local files=() labels=() v name i got want kind
+	[ "$(guest_suite)" = smoke ] && return
+	for v in unpatched rfcv4 debian612; do
+		case " $VM_KERNELS " in *" $v "*) ;; *) continue ;; esac
+		for name in scatter ext4; do
+			[ -s "$OUT/runs/$v-$name.json" ] || continue
+			files+=("$v-$name.json")
+			case $v/$name in
+			*/ext4) labels+=("ext4 $v") ;;
+			*) labels+=("XFS $v") ;;
+			esac
+		done
+	done
+	[ ${#files[@]} -ge 2 ] || return 0
+	mkdir -p "$ab"
+	if ! (cd "$OUT/runs" && IFS=, && "$tool" compare --labels "${labels[*]}" --format json \
+		"${files[@]}") >"$ab/side-by-side.json" ||
+		! (cd "$OUT/runs" && IFS=, && "$tool" compare --labels "${labels[*]}" \
+		--format markdown "${files[@]}") >"$ab/side-by-side.md"; then
+		fail "$c" "$tool compare failed on ${files[*]}"
+		return
+	fi
+	for i in "${!files[@]}"; do
+		v=${files[$i]%%-*} name=${files[$i]#*-}
+		name=${name%.json}
+		kind=runfile
+		[ "$name" = ext4 ] && kind=ext4
+		got=$(jq --argjson i "$i" '.rows[] | select(.figure == "submitted_bytes") |
+			.values[$i]' "$ab/side-by-side.json")
+		if [ "$kind" = ext4 ]; then
+			want=$(result_value "$v" ext4 blk_file_bytes)
+		else
+			want=$(result_value "$v" runfile blk_file_bytes name=scatter)
+		fi
+		echo "side by side: ${labels[$i]}: submitted bytes $got, block layer $want"
+		if [ -n "$want" ] && [ "$got" = "$want" ]; then
+			pass "$c.${files[$i]%.json}"
+		else
+			fail "$c.${files[$i]%.json}" "compare says $got submitted, the block layer ${want:-nothing}"
+		fi
+	done
+}
+
 compare_variants() {
 	[ "$(guest_suite)" = none ] && return
 	compare_pair unpatched rfcv4 4096 1024 x86_64
 	compare_pair ppc-unpatched ppc-rfcv4 65536 4096 ppc64le
 	ab_runfiles unpatched rfcv4 4096 1024 x86_64
 	ab_runfiles ppc-unpatched ppc-rfcv4 65536 4096 ppc64le
+	side_by_side
 }
 
 # ---------------------------------------------------------------- run files
