@@ -501,6 +501,18 @@ static void plan_buffer_heads(struct kfacts *f, struct plan *p)
 	}
 }
 
+void plan_drop_bh_backend(struct plan *p, const char *why)
+{
+	for (unsigned int i = 0; i < NR_BH_HOOKS; i++) {
+		struct hook_plan *h = &p->hooks[bh_hooks[i]];
+
+		if (!h->chosen)
+			continue;
+		h->chosen = false;
+		snprintf(h->note, sizeof(h->note), "not attached: %s", why);
+	}
+}
+
 bool plan_bh_backend(const struct plan *p)
 {
 	for (unsigned int i = 0; i < NR_BH_HOOKS; i++)

@@ -64,6 +64,8 @@ struct plan {
 int plan_build(struct kfacts *f, int mode, struct plan *p);
 /* The buffer-head backend (ext4) is attached: all four of its hooks. */
 bool plan_bh_backend(const struct plan *p);
+/* Detaches the buffer-head backend, each of its hooks saying why. */
+void plan_drop_bh_backend(struct plan *p, const char *why);
 /*
  * Sets the accounting level; always-on detaches the hooks that only feed
  * the page records (whole-folio dirtying, the folio pointer, invalidate),

@@ -291,6 +291,14 @@ int session_start(struct session *s, const struct session_opts *o)
 		fprintf(stderr, "iomapdirty: see `iomapdirty probes` for the full plan\n");
 		return EXIT_UNSUPPORTED;
 	}
+	/*
+	 * A session on one filesystem that is not ext4 has no use for the
+	 * ext4 backend: its five programs (some 100,000 verified
+	 * instructions) are not loaded.
+	 */
+	if ((o->mount || o->dev) && !s->fs.buffer_heads)
+		plan_drop_bh_backend(&s->plan, "the session watches one filesystem, "
+				     "not ext4 (--mount, --dev)");
 	if (bh_err[0] && (o->verify || !plan_bh_backend(&s->plan))) {
 		fprintf(stderr, "iomapdirty: %s; ext4 is counted by the buffer-head "
 			"backend, which %s\n", bh_err, o->verify ?
