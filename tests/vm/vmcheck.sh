@@ -40,7 +40,7 @@
 #                         guest on one host thread)
 #   VM_THROTTLE_BPS       write limit in bytes/s of the virtio disk QEMU gives
 #                         the guests built here (throttling.bps-write, default
-#                         4 MiB/s; 0: no such disk): the payload's throttled
+#                         1 MiB/s; 0: no such disk): the payload's throttled
 #                         fio pair (payload/run.sh, fio_throttled)
 #   VM_TIMING_FILE        append "lab<TAB>step<TAB>seconds<TAB>note" lines for
 #                         every kernel build and every guest (.ci/run's table)
@@ -65,7 +65,7 @@ VM_JOBS=${VM_JOBS:-$(nproc)}
 VM_KEEP_SRC=${VM_KEEP_SRC:-1}
 VM_ACCEL=${VM_ACCEL:-tcg}
 VM_PARALLEL=${VM_PARALLEL:-$(nproc)}
-VM_THROTTLE_BPS=${VM_THROTTLE_BPS:-4194304}
+VM_THROTTLE_BPS=${VM_THROTTLE_BPS:-1048576}
 VM_TIMING_FILE=${VM_TIMING_FILE:-}
 
 # Bump when the build recipe below changes in a way the cache key cannot see.

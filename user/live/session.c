@@ -299,6 +299,9 @@ int session_start(struct session *s, const struct session_opts *o)
 	if ((o->mount || o->dev) && !s->fs.buffer_heads)
 		plan_drop_bh_backend(&s->plan, "the session watches one filesystem, "
 				     "not ext4 (--mount, --dev)");
+	else if (o->verify)
+		plan_drop_bh_backend(&s->plan, "verify's check at the bio places "
+				     "blocks by iomap's addresses");
 	if (bh_err[0] && (o->verify || !plan_bh_backend(&s->plan))) {
 		fprintf(stderr, "iomapdirty: %s; ext4 is counted by the buffer-head "
 			"backend, which %s\n", bh_err, o->verify ?
