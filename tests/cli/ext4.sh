@@ -8,12 +8,15 @@
 # kpageflags) for every count and per-folio histogram, and the block
 # layer's data bytes inside the file's extents (FIEMAP) for the bytes
 # submitted. Nothing may be counted as a violation, lost or left dirty.
+# Then an XFS and an ext4 watched by one hist, each file exact.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib.sh
 source "$here/lib.sh"
 # shellcheck source=../e2e/e2e_lib.sh
 source "$here/../e2e/e2e_lib.sh"
+# shellcheck source=../lib/xfsloop.sh
+source "$here/../lib/xfsloop.sh"
 # in tmpfs: CMD's writes of its own (the workload's figures on stdout)
 # must not land on an ext4, which this host's root may be
 work=$(mktemp -d /dev/shm/cli_ext4.XXXXXX)
@@ -24,6 +27,7 @@ cleanup() {
 	echo 0 >"$T/events/block/block_rq_issue/filter" 2>/dev/null
 	[[ -n $mnt ]] && mountpoint -q "$mnt" && umount "$mnt"
 	[[ -n $loop ]] && losetup -d "$loop" 2>/dev/null
+	xfsloop_cleanup_all
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -149,6 +153,39 @@ run_scenario() {
 	per_folio_hist "$n.hist.submitted_blocks" "$j" submitted_blocks_per_folio \
 		"$(jq -c '.per_folio.submitted_blocks' <<<"$want")"
 }
+
+# both_in_one_hist: an XFS and an ext4, both with 1 KiB blocks, watched by
+# one hist (no filter: every filesystem); the same scattered overwrites
+# into a file on each. Each file exact against its own workload figures.
+both_in_one_hist() {
+	local n=ext4.both_in_one_hist x e sum f w k
+	x=$(xfsloop_make 1024 512) || { fail "$n.fixture" "xfsloop_make failed"; return; }
+	ext4_fresh 1024 || { fail "$n.fixture" "mkfs.ext4 or mount failed"; return; }
+	for f in "$x/f" "$mnt/f"; do
+		"$WORKLOAD" prep "$f" 1M >/dev/null || { fail "$n.prep" "$f"; return; }
+	done
+	sync
+	if ! start_tool "$work/both.json" "$work/both.err" hist --json --mode tracepoint -i 60; then
+		fail "$n.ready" "$(tail -n 3 "$work/both.err")"
+		return
+	fi
+	"$WORKLOAD" scatter "$x/f" --count 12 --len 300 --stride 9000 >"$work/x.exp"
+	"$WORKLOAD" scatter "$mnt/f" --count 12 --len 300 --stride 9000 >"$work/e.exp"
+	sleep 1
+	stop_tool INT
+	check "$n.exit" 0 "$TOOL_RC"
+	sum=$(tail -n 1 "$work/both.json")
+	for w in x e; do
+		k=$(jq -r '"\(.dev):\(.ino)"' "$work/$w.exp")
+		got=$(jq -c --arg k "$k" '[.files[]? | select("\(.dev):\(.ino)" == $k)] |
+			.[0].stats // {}' <<<"$sum")
+		for f in app_bytes write_calls dirty_blocks folios submitted_blocks submitted_bytes; do
+			check "$n.$w.$f" "$(jq -c "$E2E_EXPECT_JQ | .totals.$f" "$work/$w.exp")" \
+				"$(jq -c ".$f" <<<"$got")"
+		done
+	done
+}
+both_in_one_hist
 
 # large_4k and mmap_large_1k: ext4 has large folios (1 MiB here, 6.16+)
 for s in ${EXT4_SCENARIOS:-scatter51_1k scatter51_4k span_1k mmap_1k mmap_4k eof_1k eof_4k \
