@@ -196,8 +196,8 @@ int BPF_PROG(tp_bio_queue, struct bio *bio)
 	bdev = BPF_CORE_READ(bio, bi_bdev);
 	dev = BPF_CORE_READ(bdev, bd_dev);
 	bits = bpf_map_lookup_elem(&dev_block_bits, &dev);
-	if (!bits)
-		return 0;	/* no data submitted to this device yet */
+	if (!bits || (*bits & DEV_BITS_AT_BIO))
+		return 0;	/* no data submitted to this device yet, or ext4's */
 	if (simulate_unseen_bios) {
 		count(CNT_SIMULATED_BIOS);
 		return 0;

@@ -25,6 +25,9 @@
  *   thread's next folio or by the flush, as in tracepoint mode.
  * Journal and metadata bios carry pages of the block device's own page
  * cache, not of a regular file: never counted here.
+ * - verify: the submit is the bio, so each block is placed once (from
+ *   its page) and checked there; the bio's data and other bytes are
+ *   tallied on its device as bio.bpf.c does for iomap (bh_bio_tally).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -190,6 +193,7 @@ struct bh_bio_walk {
 	struct biovec_pos v;
 	struct inode_facts fi;
 	struct iomap_facts m;
+	struct submit_tally t;	/* the bio's data blocks, for verify */
 	__u32 bdev;
 };
 
@@ -229,7 +233,7 @@ __noinline int bh_submit(struct bh_bio_walk *w, __u64 pos, __u64 bytes)
 	w->m.exact = 1;
 	w->m.offset = pos;
 	w->m.length = bytes;
-	wb_submit(w->fi.dev, w->fi.ino, pos, bytes, &w->m);
+	wb_submit_tally(w->fi.dev, w->fi.ino, pos, bytes, &w->m, &w->t);
 	return 0;
 }
 
@@ -317,6 +321,50 @@ static long bh_bio_step(__u64 n, void *data)
 	return 0;
 }
 
+/*
+ * Verify: the write bio's figures on its device, like bio.bpf.c's for
+ * iomap's devices: the bytes of ext4 files' blocks it carried (data, each
+ * placed from its page and checked in bh_submit against its folio's dirty
+ * blocks as that writeback began) and the rest (journal, metadata). A
+ * device is tallied from its first data block on, as iomap's are, and
+ * marked so that bio.bpf.c leaves it alone.
+ */
+static __always_inline void bh_bio_tally(struct bh_bio_walk *w, __u64 size)
+{
+	static const struct bio_stats zero;
+	const struct submit_tally *t = &w->t;
+	__u32 *bits, mark = DEV_BITS_AT_BIO | (w->fi.blkbits & 63);
+	struct bio_stats *st;
+	__u64 data = t->bytes < size ? t->bytes : size;
+
+	if (t->blocks)
+		bpf_map_update_elem(&dev_block_bits, &w->bdev, &mark, BPF_NOEXIST);
+	bits = bpf_map_lookup_elem(&dev_block_bits, &w->bdev);
+	if (!bits || !(*bits & DEV_BITS_AT_BIO))
+		return;
+	if (simulate_unseen_bios) {
+		count(CNT_SIMULATED_BIOS);
+		return;
+	}
+	st = map_lookup_or_try_init(&bio_stats_map, &w->bdev, &zero, NO_COUNTER);
+	if (!st)
+		return;
+	__sync_fetch_and_add(&st->write_bios, 1);
+	if (data && data == size)
+		__sync_fetch_and_add(&st->matched_bios, 1);
+	else if (data)
+		__sync_fetch_and_add(&st->partial_bios, 1);
+	else
+		__sync_fetch_and_add(&st->unmatched_bios, 1);
+	__sync_fetch_and_add(&st->matched_bytes, data);
+	__sync_fetch_and_add(&st->unmatched_bytes, size - data);
+	__sync_fetch_and_add(&st->bh_blocks, t->blocks);
+	__sync_fetch_and_add(&st->bio_checked_blocks, t->blocks - t->clean - t->unchecked);
+	__sync_fetch_and_add(&st->bio_violation_blocks, t->clean);
+	/* no known dirty state (dirtied before attach): in no figure */
+	__sync_fetch_and_add(&st->bio_unsnapped_blocks, t->unchecked);
+}
+
 SEC("tp_btf/block_bio_queue")
 int BPF_PROG(btf_bh_bio, struct bio *bio)
 {
@@ -330,10 +378,13 @@ int BPF_PROG(btf_bh_bio, struct bio *bio)
 	if (!w)
 		return 0;
 	w->bdev = BPF_CORE_READ(bio, bi_bdev, bd_dev);
+	__builtin_memset(&w->t, 0, sizeof(w->t));
 	if (!biovec_start(&w->v, bio))
 		return 0;
 	/* bpf_loop wants its context on the stack: the map value's address */
 	bpf_loop(BIOVEC_MAX, bh_bio_step, &w, 0);
+	if (track_physical)
+		bh_bio_tally(w, BPF_CORE_READ(bio, bi_iter.bi_size));
 	return 0;
 }
 

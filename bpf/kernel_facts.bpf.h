@@ -75,7 +75,8 @@ struct iomap_facts {
 	__u16 type;
 	/*
 	 * 1: [offset, offset + length) is exactly the range sent, whatever
-	 * the kernel's iomap tracepoints carry (buffer heads: a bio_vec)
+	 * the kernel's iomap tracepoints carry: a write bio's bio_vec (buffer
+	 * heads), already at the block layer, so never waited for there
 	 */
 	__u16 exact;
 };

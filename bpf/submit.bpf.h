@@ -23,6 +23,17 @@
 #include "maps.bpf.h"
 #include "settings.bpf.h"
 
+/*
+ * What one range's check found, for a caller that tallies it at the block
+ * layer itself (buffer heads in verify: the range is a write bio's).
+ */
+struct submit_tally {
+	__u64 bytes;		/* submitted */
+	__u64 blocks;
+	__u64 clean;		/* violations */
+	__u64 unchecked;
+};
+
 struct submit_walk {
 	struct wb_ctx *c;
 	__u64 first_block;	/* in the folio */
@@ -82,11 +93,15 @@ static long submit_phys_cb(__u64 i, void *data)
 	return 0;
 }
 
-/* A range of thread context c's folio goes to the device (or maps a hole). */
+/*
+ * A range of thread context c's folio goes to the device (or maps a hole);
+ * what its check found is added to 'out' where a caller wants it.
+ */
 static __always_inline void wb_submit_ctx(struct wb_ctx *c, __u32 dev, __u64 ino,
-					  __u64 pos, __u64 len, const struct iomap_facts *m)
+					  __u64 pos, __u64 len, const struct iomap_facts *m,
+					  struct submit_tally *out)
 {
-	__u64 map_len = len, end, nblocks;
+	__u64 map_len = len, end, nblocks, clean0, unchecked0;
 	struct submit_walk w = {};
 
 	if (!c || !c->active || c->key.dev != dev || c->key.ino != ino) {
@@ -100,13 +115,14 @@ static __always_inline void wb_submit_ctx(struct wb_ctx *c, __u32 dev, __u64 ino
 		 * the device it goes to.
 		 */
 		if (m->type != IOMAP_HOLE_TYPE) {
-			__u32 bits = c->block_bits;
+			/* on the stack: 6.1 takes no other memory as a map key */
+			__u32 bits = c->block_bits, bdev = m->bdev;
 
 			c->submitted_bytes += 1ULL << c->block_bits;
 			c->submitted_blocks += 1;
 			c->unchecked_blocks += 1;
 			if (track_physical)
-				bpf_map_update_elem(&dev_block_bits, &m->bdev, &bits, BPF_ANY);
+				bpf_map_update_elem(&dev_block_bits, &bdev, &bits, BPF_ANY);
 		} else {
 			c->hole_bytes += 1ULL << c->block_bits;
 		}
@@ -128,6 +144,8 @@ static __always_inline void wb_submit_ctx(struct wb_ctx *c, __u32 dev, __u64 ino
 	c->submitted_bytes += map_len;
 	c->submitted_blocks += nblocks;
 
+	clean0 = c->violation_blocks;
+	unchecked0 = c->unchecked_blocks;
 	w.c = c;
 	w.first_block = (pos - c->folio_pos) >> c->block_bits;
 	w.end_block = w.first_block + nblocks;
@@ -136,7 +154,14 @@ static __always_inline void wb_submit_ctx(struct wb_ctx *c, __u32 dev, __u64 ino
 		submit_word(0, &w);
 	else
 		bpf_loop((w.first_block % 64 + nblocks + 63) / 64, submit_word_cb, &w, 0);
-	if (track_physical) {
+	if (out) {
+		out->bytes += map_len;
+		out->blocks += nblocks;
+		out->clean += c->violation_blocks - clean0;
+		out->unchecked += c->unchecked_blocks - unchecked0;
+	}
+	/* an exact range is a write bio's own (buffer heads): nothing to wait for */
+	if (track_physical && !m->exact) {
 		__u64 addr = m->addr + (pos - m->offset);
 		__u32 bits = c->block_bits;
 
@@ -152,8 +177,8 @@ static __always_inline void wb_submit_ctx(struct wb_ctx *c, __u32 dev, __u64 ino
 }
 
 /* A range of the current folio goes to the device (or maps a hole). */
-static __always_inline void wb_submit(__u32 dev, __u64 ino, __u64 pos, __u64 len,
-				      const struct iomap_facts *m)
+static __always_inline void wb_submit_tally(__u32 dev, __u64 ino, __u64 pos, __u64 len,
+					    const struct iomap_facts *m, struct submit_tally *out)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct wb_ctx *c;
@@ -162,8 +187,14 @@ static __always_inline void wb_submit(__u32 dev, __u64 ino, __u64 pos, __u64 len
 	if (!dev_wanted(dev))
 		return;
 	c = ctx_find(tid);
-	wb_submit_ctx(c, dev, ino, pos, len, m);
+	wb_submit_ctx(c, dev, ino, pos, len, m, out);
 	ctx_put(c, tid);
+}
+
+static __always_inline void wb_submit(__u32 dev, __u64 ino, __u64 pos, __u64 len,
+				      const struct iomap_facts *m)
+{
+	wb_submit_tally(dev, ino, pos, len, m, NULL);
 }
 
 #endif /* IOMAPDIRTY_SUBMIT_BPF_H */

@@ -125,8 +125,9 @@ static __always_inline void wb_begin_kind(const struct inode_facts *fi, __u64 in
 		wb_fill_ld(c, bits);
 	else
 		wb_fill(c, bits);
-	/* verify: its dirty blocks kept for its write bios */
-	if (track_physical)
+	/* verify: its dirty blocks kept for its write bios (buffer heads:
+	 * checked at the bio already, the submit is the bio) */
+	if (track_physical && !bh)
 		snap_save(c);
 	ctx_put(c, tid);
 }

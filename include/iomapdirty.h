@@ -144,7 +144,19 @@ struct bio_stats {
 	__u64 bio_violation_blocks;
 	__u64 bio_unjudged_blocks;
 	__u64 bio_unsnapped_blocks;
+	/*
+	 * Of the data blocks, those of buffer-head files (ext4): their
+	 * writeback is seen at the write bio itself (buffer_heads.bpf.c),
+	 * so each is placed once, from the bio's page, and checked there.
+	 */
+	__u64 bh_blocks;
 };
+
+/*
+ * dev_block_bits (bpf/bio.bpf.h): a device whose data the buffer-head
+ * backend tallies at its own bio event; bio.bpf.c leaves its bios alone.
+ */
+#define DEV_BITS_AT_BIO	0x100
 
 /*
  * Pages written (or dirtied) since attach whose folio has not been written

@@ -144,6 +144,10 @@ static void why_pass(struct verify_report *v, const struct wa_stats *t)
 			 "(%llu folios, %llu blocks checked, every one seen at the block "
 			 "layer and checked again there)",
 			 ULL(t->folios - t->preattach_folios), ULL(v->checked_blocks));
+	if (v->bio_totals.bh_blocks)
+		why_add(v, "%llu of them of ext4 files (buffer heads), placed and checked "
+			"in the write bios that carried them, where their writeback is "
+			"seen", ULL(v->bio_totals.bh_blocks));
 	if (t->preattach_folios)
 		why_add(v, "%llu folios dirtied before attach, %llu of their blocks checked "
 			"against the kernel's dirty bitmap and seen at the block layer "
@@ -166,6 +170,7 @@ static void bio_stats_sum(struct bio_stats *t, const struct bio_entry *bios, int
 		t->bio_violation_blocks += b->bio_violation_blocks;
 		t->bio_unjudged_blocks += b->bio_unjudged_blocks;
 		t->bio_unsnapped_blocks += b->bio_unsnapped_blocks;
+		t->bh_blocks += b->bh_blocks;
 		if (!t->first_disagree_offset) {
 			t->first_disagree_offset = b->first_disagree_offset;
 			t->first_disagree_bio_offset = b->first_disagree_bio_offset;
@@ -232,7 +237,8 @@ static void decide(const struct session *s, const struct wa_stats *t,
 		checked = b->bio_checked_blocks;
 	v->checked_blocks = checked - (v->checked_at_bio_only ? b->bio_preattach_blocks :
 				       t->preattach_checked_blocks);
-	if (p->bitmap == BITMAP_NONE) {
+	/* ext4's dirty bits are its buffers', whatever iomap has */
+	if (p->bitmap == BITMAP_NONE && !s->fs.buffer_heads) {
 		v->verdict = VERDICT_FAIL;
 		snprintf(v->why, sizeof(v->why), "this kernel has no per-block dirty "
 			 "tracking (family %c: %s): writeback sends every uptodate block "

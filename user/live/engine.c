@@ -39,7 +39,7 @@ static void set_rodata(struct iomapdirty_bpf *skel, const struct plan *p,
 	ro->wb_folio_arg = p->wb_folio_arg;
 	ro->track_physical = o->verify;
 	ro->folio_ptr_hook = p->hooks[HOOK_FOLIO_PTR].chosen;
-	ro->bh_backend = plan_bh_backend(p) && !o->verify;
+	ro->bh_backend = plan_bh_backend(p);
 	ro->simulate_clean_every = o->simulate_clean_every;
 	ro->simulate_unseen_bios = o->simulate_unseen_bios;
 	ro->accounting = p->accounting;
@@ -68,10 +68,6 @@ static const struct prog_def *hook_prog(const struct plan *p, enum hook i, bool 
 
 	if (!h->chosen || !h->prog || h->prog->kind == PROG_USER ||
 	    (i == HOOK_BIO && !verify))
-		return NULL;
-	/* verify places blocks by the iomap submit hook's addresses: XFS only */
-	if (verify && (i == HOOK_BH_WRITE || i == HOOK_BH_WRITE_ND || i == HOOK_BH_DIRTY ||
-		       i == HOOK_BH_BIO || i == HOOK_BH_INVALIDATE))
 		return NULL;
 	return h->prog;
 }

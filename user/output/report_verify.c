@@ -76,10 +76,15 @@ void report_verify_text(FILE *out, const struct report_ctx *rc,
 			ULL(b->s.write_bios), ULL(b->s.matched_bytes),
 			ULL(b->s.matched_bios), ULL(b->s.partial_bios),
 			ULL(b->s.unmatched_bios), ULL(b->s.unmatched_bytes));
-		fprintf(out, "  placed from the bios' pages: %llu data blocks where the "
-			"submit hook put them, %llu elsewhere, %llu not placed\n",
-			ULL(b->s.placed_agree_blocks), ULL(b->s.placed_disagree_blocks),
-			ULL(b->s.unplaced_blocks));
+		if (b->s.bh_blocks)	/* ext4: the submit is the bio */
+			fprintf(out, "  buffer heads: %llu data blocks placed once, from the "
+				"bios' pages, where their writeback is seen\n",
+				ULL(b->s.bh_blocks));
+		else
+			fprintf(out, "  placed from the bios' pages: %llu data blocks where "
+				"the submit hook put them, %llu elsewhere, %llu not placed\n",
+				ULL(b->s.placed_agree_blocks), ULL(b->s.placed_disagree_blocks),
+				ULL(b->s.unplaced_blocks));
 		fprintf(out, "  checked in the bios against their folio's dirty blocks: "
 			"%llu dirty (%llu dirtied before attach), %llu clean, %llu not "
 			"judged; %llu of folios written back outside the window\n",
@@ -137,6 +142,7 @@ static void bio_json(struct json *j, const struct bio_entry *b)
 	json_kv_u64(j, "bio_violation_blocks", b->s.bio_violation_blocks);
 	json_kv_u64(j, "bio_unjudged_blocks", b->s.bio_unjudged_blocks);
 	json_kv_u64(j, "bio_unsnapped_blocks", b->s.bio_unsnapped_blocks);
+	json_kv_u64(j, "buffer_head_blocks", b->s.bh_blocks);
 	json_key(j, "first_disagreement");
 	if (b->s.first_disagree_offset) {
 		json_object_begin(j);
