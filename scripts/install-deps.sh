@@ -10,6 +10,7 @@ pkgs=(clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
       chromium python3 fdisk strace dmsetup
       debhelper lintian mmdebstrap podman runc catatonit python3-yaml
       systemd-container	# tests/exporter/systemd.sh: the unit under systemd-nspawn --boot
+      btrfs-progs	# tests/cli/unwatched.sh: a btrfs, named NOT WATCHED
       postgresql)	# tests/cli/verify_postgres.sh: a database under verify
 if [ "${1:-}" = "--lab" ]; then
 	pkgs+=(linux-source-6.1 build-essential bc bison flex kmod

@@ -17,7 +17,7 @@ work=$(mktemp -d /tmp/cli_unwatched.XXXXXX)
 loops=()
 cleanup() {
 	local d
-	for d in "$work"/ext4.*/mnt; do
+	for d in "$work"/ext4.*/mnt "$work"/btrfs/mnt; do
 		mountpoint -q "$d" 2>/dev/null && umount "$d"
 	done
 	for d in "${loops[@]}"; do
@@ -113,6 +113,43 @@ else
 fi
 check unwatched.raw.app_bytes 0 "$(jq '.totals.app_bytes' "$work/raw.json")"
 check unwatched.raw.write_calls 0 "$(jq '.totals.write_calls' "$work/raw.json")"
+
+# btrfs (no backend): a run writing into a btrfs and an XFS names the
+# btrfs NOT WATCHED with the folios the workload dirtied there, the XFS
+# still exact; `run --mount` of the btrfs is refused (exit 5, with why)
+btrfs_case() {
+	local d=$work/btrfs dev j=$work/btrfs.json u
+	mkdir -p "$d/mnt" && truncate -s 256M "$d/img" &&
+		mkfs.btrfs -q -f "$d/img" >/dev/null 2>&1 &&
+		bdev=$(losetup --find --show "$d/img") && loops+=("$bdev") &&
+		mount -t btrfs "$bdev" "$d/mnt" ||
+		{ fail unwatched.btrfs.fixture "mkfs.btrfs (btrfs-progs) or mount failed"; return; }
+	dev=$(mountpoint -d "$d/mnt")
+	"$WORKLOAD" prep "$d/mnt/f" 1M >/dev/null && sync
+	bounded_run 120 "$IOMAPDIRTY" run --mode "$UMODE" --json "$j" -- \
+		bash -c '"$1" scatter "$2" --count 7 --len 100 --stride 20000 >"$4" &&
+			"$1" scatter "$3" --count 5 --len 100 --stride 20000 >"$5"' \
+		_ "$WORKLOAD" "$d/mnt/f" "$x/fb" "$work/b.exp" "$work/xb.exp" 2>"$work/btrfs.err"
+	check unwatched.btrfs.exit 0 "$?"
+	u=$(jq -c --arg d "$dev" '[.unwatched_filesystems[] | select(.dev == $d)]' "$j")
+	check unwatched.btrfs.listed '["btrfs"]' "$(jq -c '[.[].kind]' <<<"$u")"
+	# the file's folios and more: btrfs's own metadata (its btree's pages,
+	# the same superblock) goes dirty in the writer's fsync too
+	check unwatched.btrfs.folios_at_least_the_files true \
+		"$(jq --argjson w "$(jq .folios "$work/b.exp")" '.[0].folios_dirtied >= $w' <<<"$u")"
+	check unwatched.btrfs.bytes_of_those_folios "$(jq '.[0].folios_dirtied * 4096' <<<"$u")" \
+		"$(jq '.[0].bytes_dirtied' <<<"$u")"
+	for f in app_bytes dirty_blocks submitted_blocks folios; do
+		check "unwatched.btrfs.xfs_$f" "$(jq ".$f" "$work/xb.exp")" "$(jq ".totals.$f" "$j")"
+	done
+	check_match unwatched.btrfs.text "NOT WATCHED $dev btrfs on .*no btrfs backend" \
+		"$(cat "$work/btrfs.err")"
+	bounded_run 60 "$IOMAPDIRTY" run --mount "$d/mnt" -q -- true 2>"$work/btrfs_mount.err"
+	check unwatched.btrfs.mount_refused 5 "$?"
+	check_match unwatched.btrfs.mount_why "btrfs" "$(cat "$work/btrfs_mount.err")"
+	umount "$d/mnt"
+}
+btrfs_case
 
 # hist and top (since attach, all filesystems) while the 1 KiB ext4 is written
 dev=$(mountpoint -d "$e1024")
