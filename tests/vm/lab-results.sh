@@ -69,6 +69,14 @@ throttled_rows() {
 | fio, throttled disk: block-layer bytes per write | | $(num "$upw") | $(num "$rpw") | $(ratio "$rpw" "$upw") |
 | **fio write bandwidth, throttled disk** (rfcv4 / unpatched) | 28 vs 452 MB/s (16.1) | $(mib "$(value "$u" fio_throttled bw_bytes)") MiB/s | $(mib "$(value "$r" fio_throttled bw_bytes)") MiB/s | **$(ratio "$(value "$u" fio_throttled bw_bytes)" "$(value "$r" fio_throttled bw_bytes)")** |
 EOF
+	[ "$(value "$u" fio_throttled_ext4 write_ios)" != - ] || return 0
+	upw=$(div "$(value "$u" fio_throttled_ext4 blk_file_bytes)" "$(value "$u" fio_throttled_ext4 write_ios)")
+	rpw=$(div "$(value "$r" fio_throttled_ext4 blk_file_bytes)" "$(value "$r" fio_throttled_ext4 write_ios)")
+	cat <<EOF
+| the same job on ext4 (buffer heads), same disk: block-layer bytes per write | | $(num "$upw") | $(num "$rpw") | $(ratio "$rpw" "$upw") |
+| **fio write bandwidth, throttled disk, ext4** | | $(mib "$(value "$u" fio_throttled_ext4 bw_bytes)") MiB/s | $(mib "$(value "$r" fio_throttled_ext4 bw_bytes)") MiB/s | $(ratio "$(value "$u" fio_throttled_ext4 bw_bytes)" "$(value "$r" fio_throttled_ext4 bw_bytes)") |
+| ext4 / XFS bandwidth on the unpatched kernel | | **$(ratio "$(value "$u" fio_throttled bw_bytes)" "$(value "$u" fio_throttled_ext4 bw_bytes)")** | | |
+EOF
 }
 
 row() {	# LABEL KIND KEY FORMAT [MATCH...]: one row, one column per variant
@@ -424,6 +432,23 @@ EOF
 	FKIND=fio_throttled
 	frow "**fio write bandwidth, throttled disk** (bw_bytes)" bw_bytes mib
 	frow "fio write IOPS" iops round
+	frow "fio writes (total_ios)" write_ios
+	frow "bytes submitted (tool)" submitted_bytes
+	frow "bytes written into fio's file (block layer)" blk_file_bytes
+	frow "**folio amplification**" folio_amplification ratio
+	FKIND=fio
+	[ "$(value "$fv" fio_throttled_ext4 write_ios)" != - ] || return 0
+	cat <<EOF
+
+The same job again on an ext4 of the same block size on that disk: ext4
+keeps a dirty bit per block in its buffer heads, on every kernel, and
+writes back only those blocks (iomapdirty's buffer-head backend).
+
+EOF
+	echo "$h"
+	echo "$s"
+	FKIND=fio_throttled_ext4
+	frow "**fio write bandwidth, throttled disk, ext4** (bw_bytes)" bw_bytes mib
 	frow "fio writes (total_ios)" write_ios
 	frow "bytes submitted (tool)" submitted_bytes
 	frow "bytes written into fio's file (block layer)" blk_file_bytes

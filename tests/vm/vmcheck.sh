@@ -505,9 +505,9 @@ build_bpfcheck() {	# arch
 # found by following DT_NEEDED through the unpacked tree.  Cached in
 # $CACHE/ppc64le-userland-<key>, the key being the host's versions of the
 # same packages (multiarch keeps them equal).
-PPC_PKGS=(busybox-static xfsprogs fio jq bpftool libc6)
-PPC_BINS=(bin/busybox sbin/mkfs.xfs usr/sbin/xfs_io usr/sbin/xfs_db usr/bin/fio usr/bin/jq
-	usr/sbin/bpftool)
+PPC_PKGS=(busybox-static xfsprogs e2fsprogs fio jq bpftool libc6)
+PPC_BINS=(bin/busybox sbin/mkfs.xfs usr/sbin/xfs_io usr/sbin/xfs_db sbin/mkfs.ext4 usr/bin/fio
+	usr/bin/jq usr/sbin/bpftool)
 PPC_TRIPLET=powerpc64le-linux-gnu
 PPC_LIBDIRS=(lib/$PPC_TRIPLET usr/lib/$PPC_TRIPLET usr/lib/$PPC_TRIPLET/ceph lib64)
 
@@ -957,6 +957,29 @@ compare_pair() {	# unpatched-variant rfcv4-variant page block label
 	fi
 	compare_fio fio "$u" "$r" "$page" "$block" "$5"
 	[ "$VM_THROTTLE_BPS" -gt 0 ] && compare_fio fio_throttled "$u" "$r" "$page" "$block" "$5"
+	[ "$VM_THROTTLE_BPS" -gt 0 ] && compare_fio_ext4 "$u" "$r" "$block" "$5"
+	return 0
+}
+
+# compare_fio_ext4 UNPATCHED RFCV4 BLOCK LABEL: the seed's fio job on an
+# ext4 of the same block size on the throttled disk (fio_throttled_ext4):
+# buffer heads write one block per write on both kernels
+compare_fio_ext4() {
+	local k=fio_throttled_ext4 c="compare:$4.fio_throttled_ext4" ub rb uios rios
+	uios=$(result_value "$1" $k write_ios)
+	rios=$(result_value "$2" $k write_ios)
+	ub=$(result_value "$1" $k blk_file_bytes)
+	rb=$(result_value "$2" $k blk_file_bytes)
+	echo "$4: ext4 randwrite, throttled disk: block-layer bytes unpatched=$ub for $uios" \
+		"writes, rfcv4=$rb for $rios; bandwidth unpatched=$(result_value "$1" $k bw_bytes)" \
+		"rfcv4=$(result_value "$2" $k bw_bytes) bytes/s"
+	if [ -z "$ub" ] || [ -z "$rb" ] || [ -z "$uios" ] || [ -z "$rios" ] || [ "$uios" = 0 ] || [ "$rios" = 0 ]; then
+		fail "$c" "a guest printed no VMRESULT $k line (or no writes)"
+	elif [ "$ub" -eq $((uios * $3)) ] && [ "$rb" -eq $((rios * $3)) ]; then
+		pass "$c"
+	else
+		fail "$c" "want $3 bytes per write on both kernels, got $ub/$uios and $rb/$rios"
+	fi
 }
 
 # compare_fio KIND UNPATCHED RFCV4 PAGE BLOCK LABEL: the seed's fio job (on
