@@ -194,6 +194,24 @@ the bytes the block layer wrote into the file in that run.
 
 EOF
 	cat "$abdir/side-by-side.md"
+	side_by_side_fio ppc64le "the ppc64le guests (64 KiB pages, 4 KiB blocks)"
+	side_by_side_fio x86_64 "the x86_64 guests (4 KiB pages, 1 KiB blocks)"
+}
+
+side_by_side_fio() {	# LABEL WHAT
+	[ -s "$abdir/side-by-side-fio-$1.md" ] || return 0
+	cat <<EOF
+
+### The seed's fio job on a throttled disk, XFS and ext4: $2
+
+The job of the A/B tables above on the disk QEMU throttles, once on an
+XFS and once on an ext4 of the same block size, on both kernels, under
+\`iomapdirty run --json --fio-json\`; vmcheck.sh checks each column's
+submitted bytes against the block layer's bytes into fio's file. The same
+four runs as one page: [lab-ab-$1-side-by-side.html](lab-ab-$1-side-by-side.html).
+
+EOF
+	cat "$abdir/side-by-side-fio-$1.md"
 }
 side_by_side
 

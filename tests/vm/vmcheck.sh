@@ -1077,6 +1077,51 @@ side_by_side() {
 	done
 }
 
+# side_by_side_fio UNPATCHED RFCV4 LABEL: the seed's fio job on the
+# throttled disk, XFS and ext4 on both kernels, in one `iomapdirty compare`
+# table ($OUT/ab/side-by-side-fio-LABEL.{md,json}) and one report page
+# (lab-ab-LABEL-side-by-side.html). Checked: each column's submitted bytes
+# are the block layer's bytes into fio's file in that run.
+side_by_side_fio() {
+	local u=$1 r=$2 label=$3 tool=${IOMAPDIRTY:-$REPO/iomapdirty} ab=$OUT/ab
+	local c="compare:$3.side_by_side_fio" files=() labels=() kinds=() i got want
+	case " $VM_KERNELS " in *" $u "* | *" $r "*) ;; *) return 0 ;; esac
+	[ "$VM_THROTTLE_BPS" -gt 0 ] || return 0
+	for i in "$u XFS fio_throttled" "$r XFS fio_throttled" "$u ext4 fio_throttled_ext4" \
+		"$r ext4 fio_throttled_ext4"; do
+		set -- $i
+		[ -s "$OUT/runs/$1-$3.json" ] || { fail "$c" "no run file $1-$3.json"; return 0; }
+		files+=("$1-$3.json") labels+=("$2 $1") kinds+=("$1 $3")
+	done
+	mkdir -p "$ab"
+	if ! (cd "$OUT/runs" && IFS=, && "$tool" compare --labels "${labels[*]}" --format json \
+		"${files[@]}") >"$ab/side-by-side-fio-$label.json" ||
+		! (cd "$OUT/runs" && IFS=, && "$tool" compare --labels "${labels[*]}" \
+		--format markdown "${files[@]}") >"$ab/side-by-side-fio-$label.md"; then
+		fail "$c" "$tool compare failed on ${files[*]}"
+		return 0
+	fi
+	for i in "${!files[@]}"; do
+		set -- ${kinds[$i]}
+		got=$(jq --argjson i "$i" '.rows[] | select(.figure == "submitted_bytes") |
+			.values[$i]' "$ab/side-by-side-fio-$label.json")
+		want=$(result_value "$1" "$2" blk_file_bytes)
+		echo "side by side, $label fio: ${labels[$i]}: submitted bytes $got, block layer $want"
+		if [ -n "$want" ] && [ "$got" = "$want" ]; then
+			pass "$c.${files[$i]%.json}"
+		else
+			fail "$c.${files[$i]%.json}" "compare says $got submitted, the block layer ${want:-nothing}"
+		fi
+	done
+	if (cd "$OUT/runs" && IFS=, && "$tool" report --labels "${labels[*]}" \
+		--title "iomapdirty kernel lab, $label: the seed's fio job on a throttled disk, XFS and ext4" \
+		-o "$ab/lab-ab-$label-side-by-side.html" "${files[@]}"); then
+		pass "$c.report"
+	else
+		fail "$c.report" "$tool report failed"
+	fi
+}
+
 compare_variants() {
 	[ "$(guest_suite)" = none ] && return
 	compare_pair unpatched rfcv4 4096 1024 x86_64
@@ -1084,6 +1129,8 @@ compare_variants() {
 	ab_runfiles unpatched rfcv4 4096 1024 x86_64
 	ab_runfiles ppc-unpatched ppc-rfcv4 65536 4096 ppc64le
 	side_by_side
+	side_by_side_fio unpatched rfcv4 x86_64
+	side_by_side_fio ppc-unpatched ppc-rfcv4 ppc64le
 }
 
 # ---------------------------------------------------------------- run files
