@@ -32,8 +32,9 @@
 	  "the device's own page cache (raw writes, or metadata of a "	\
 	  "filesystem on it): written back with buffer heads, no backend") \
 	X(FS_KIND_FUSE, 0x65735546, "fuse", 0,				\
-	  "FUSE: no backend (its writeback cache goes through iomap since "	\
-	  "6.17, not counted until checked against a FUSE server)")
+	  "FUSE: its writeback cache goes through iomap (6.17+), but "	\
+	  "writeback sends the server WRITE requests, not bios: no submit " \
+	  "hook sees them, no backend")
 
 enum fs_kind {
 #define FS_KIND_ENUM(id, magic, name, watched, why)	id,
