@@ -227,6 +227,8 @@ verify_ext4() {
 	check "$n.exit_pass" 0 "$TOOL_RC"
 	check "$n.verdict" '"pass"' "$(jq .verdict "$v")"
 	check "$n.checked_blocks" "$(jq .submitted_blocks <<<"$exp")" "$(jq .checked_blocks "$v")"
+	check_match "$n.reason" "$(jq .submitted_blocks <<<"$exp") blocks of ext4 files checked in the write bios" \
+		"$(jq -r .reason "$v")"
 	check "$n.violations" 0 "$(jq '.filesystems[0].stats.violation_blocks' "$v")"
 	check "$n.buffer_head_blocks" "$(jq .submitted_blocks <<<"$exp")" \
 		"$(jq '.block_devices[0].buffer_head_blocks' "$v")"

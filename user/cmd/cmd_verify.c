@@ -133,7 +133,13 @@ static void why_pass(struct verify_report *v, const struct wa_stats *t)
 	uint64_t pre = v->checked_at_bio_only ? v->bio_totals.bio_preattach_blocks :
 			t->preattach_checked_blocks;
 
-	if (v->checked_at_bio_only)
+	if (v->bio_totals.bh_blocks == v->checked_blocks)	/* ext4 alone */
+		snprintf(v->why, sizeof(v->why), "only dirty blocks reached the device "
+			 "(%llu folios, %llu blocks of ext4 files checked in the write "
+			 "bios that carried them, against their folio's dirty buffers "
+			 "as writeback began: buffer heads, whose writeback is seen "
+			 "there)", ULL(t->folios), ULL(v->checked_blocks));
+	else if (v->checked_at_bio_only)
 		snprintf(v->why, sizeof(v->why), "only dirty blocks reached the device "
 			 "(%llu folios, %llu blocks checked in the write bios that "
 			 "carried them, against their folio's dirty blocks as writeback "
@@ -144,7 +150,7 @@ static void why_pass(struct verify_report *v, const struct wa_stats *t)
 			 "(%llu folios, %llu blocks checked, every one seen at the block "
 			 "layer and checked again there)",
 			 ULL(t->folios - t->preattach_folios), ULL(v->checked_blocks));
-	if (v->bio_totals.bh_blocks)
+	if (v->bio_totals.bh_blocks && v->bio_totals.bh_blocks != v->checked_blocks)
 		why_add(v, "%llu of them of ext4 files (buffer heads), placed and checked "
 			"in the write bios that carried them, where their writeback is "
 			"seen", ULL(v->bio_totals.bh_blocks));
