@@ -232,15 +232,7 @@ int BPF_PROG(tp_bio_queue, struct bio *bio)
 	st = map_lookup_or_try_init(&bio_stats_map, &dev, &zero, NO_COUNTER);
 	if (!st)
 		return 0;
-	__sync_fetch_and_add(&st->write_bios, 1);
-	if (matched && !unmatched)
-		__sync_fetch_and_add(&st->matched_bios, 1);
-	else if (matched)
-		__sync_fetch_and_add(&st->partial_bios, 1);
-	else
-		__sync_fetch_and_add(&st->unmatched_bios, 1);
-	__sync_fetch_and_add(&st->matched_bytes, matched << shift);
-	__sync_fetch_and_add(&st->unmatched_bytes, size - (matched << shift));
+	bio_stats_add(st, matched << shift, size, !unmatched);
 	bio_placed_add(st, w.tally);
 	return 0;
 }

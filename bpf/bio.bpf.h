@@ -39,4 +39,24 @@ typedef struct {
 } bio_stats_map_t;
 SHARED_MAP(bio_stats_map_t, bio_stats_map);
 
+/*
+ * One write bio on its device: 'data' of its 'size' bytes were submitted
+ * data ('all_data': every block of it), the rest journal, metadata or
+ * other writers'. Shared by bio.bpf.c (iomap's devices) and the
+ * buffer-head backend (buffer_heads.bpf.c, ext4's).
+ */
+static __always_inline void bio_stats_add(struct bio_stats *st, __u64 data, __u64 size,
+					  bool all_data)
+{
+	__sync_fetch_and_add(&st->write_bios, 1);
+	if (data && all_data)
+		__sync_fetch_and_add(&st->matched_bios, 1);
+	else if (data)
+		__sync_fetch_and_add(&st->partial_bios, 1);
+	else
+		__sync_fetch_and_add(&st->unmatched_bios, 1);
+	__sync_fetch_and_add(&st->matched_bytes, data);
+	__sync_fetch_and_add(&st->unmatched_bytes, size - data);
+}
+
 #endif /* IOMAPDIRTY_BIO_BPF_H */

@@ -349,15 +349,7 @@ static __always_inline void bh_bio_tally(struct bh_bio_walk *w, __u64 size)
 	st = map_lookup_or_try_init(&bio_stats_map, &w->bdev, &zero, NO_COUNTER);
 	if (!st)
 		return;
-	__sync_fetch_and_add(&st->write_bios, 1);
-	if (data && data == size)
-		__sync_fetch_and_add(&st->matched_bios, 1);
-	else if (data)
-		__sync_fetch_and_add(&st->partial_bios, 1);
-	else
-		__sync_fetch_and_add(&st->unmatched_bios, 1);
-	__sync_fetch_and_add(&st->matched_bytes, data);
-	__sync_fetch_and_add(&st->unmatched_bytes, size - data);
+	bio_stats_add(st, data, size, data == size);
 	__sync_fetch_and_add(&st->bh_blocks, t->blocks);
 	__sync_fetch_and_add(&st->bio_checked_blocks, t->blocks - t->clean - t->unchecked);
 	__sync_fetch_and_add(&st->bio_violation_blocks, t->clean);
