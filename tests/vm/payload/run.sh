@@ -115,6 +115,17 @@ tool_stop() {
 	TOOL_PID=
 }
 
+# tool_wait_end DUR: the tool was started with -D DUR: waits for it to end
+# by itself (at most DUR + STOP_TIMEOUT s), then tool_stop collects its status
+tool_wait_end() {
+	i=0
+	while kill -0 $TOOL_PID 2>/dev/null && [ $i -lt $((($1 + STOP_TIMEOUT) * 10)) ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	tool_stop
+}
+
 # ------------------------------------------------- block layer ground truth
 # 512-byte sector range of the internal log: "start end"
 log_sectors() {
@@ -450,12 +461,7 @@ verify() {
 	timeout $RUN_TIMEOUT workload scatter $f --count $NWRITES --len $WLEN \
 		--stride ${STRIDE_CROSSING:-$STRIDE_ALIGNED} >$W/exp.json
 	w1=$(now)
-	i=0
-	while kill -0 $TOOL_PID 2>/dev/null && [ $i -lt $(((dur + STOP_TIMEOUT) * 10)) ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	tool_stop	# it has exited by itself after -D; this collects its status
+	tool_wait_end $dur
 	echo "--- $n: iomapdirty verify --mode $m --mount $MNT -D $dur --json"
 	cat $W/verify.out
 	v=$W/verify.out
@@ -976,12 +982,7 @@ ext4_verify() {
 	timeout $RUN_TIMEOUT workload scatter $f --count $NWRITES --len $WLEN \
 		--stride $STRIDE_ALIGNED >$W/ev-exp.json
 	sync
-	i=0
-	while kill -0 $TOOL_PID 2>/dev/null && [ $i -lt $(((dur + STOP_TIMEOUT) * 10)) ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	tool_stop
+	tool_wait_end $dur
 	echo "--- $n: iomapdirty verify --mount $EXT4_MNT -D $dur --json"
 	cat $W/ev.out
 	load X_ $W/ev-exp.json "$EXP_PICK"
@@ -1035,12 +1036,7 @@ stacked_verify() {
 	if tool_start $W/stk.out $W/stk.err verify --mount $STK_MNT -D $dur --json; then
 		timeout $RUN_TIMEOUT workload scatter $f --count $NWRITES --len $WLEN \
 			--stride ${STRIDE_CROSSING:-$STRIDE_ALIGNED} >$W/stk-exp.json
-		i=0
-		while kill -0 $TOOL_PID 2>/dev/null && [ $i -lt $(((dur + STOP_TIMEOUT) * 10)) ]; do
-			sleep 0.1
-			i=$((i + 1))
-		done
-		tool_stop
+		tool_wait_end $dur
 		echo "--- $n: iomapdirty verify --mount $STK_MNT ($bdev) -D $dur --json"
 		cat $W/stk.out
 		load X_ $W/stk-exp.json "$EXP_PICK"
