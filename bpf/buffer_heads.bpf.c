@@ -28,6 +28,11 @@
  * - verify: the submit is the bio, so each block is placed once (from
  *   its page) and checked there; the bio's data and other bytes are
  *   tallied on its device as bio.bpf.c does for iomap (bh_bio_tally).
+ * - always-on (no page records, block_dirty_buffer and invalidate not
+ *   attached): the writes go to the per-CPU write sums, and a folio's
+ *   dirty blocks are read from its buffer heads at its first write bio
+ *   (bh_dirty_view(), writeback.bpf.c); bh_same_writeback() tells a new
+ *   writeback of the folio in progress without records.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -221,6 +226,22 @@ static __always_inline bool bh_redirtied(const struct inode_facts *fi, __u64 pos
 }
 
 /*
+ * Always-on (no page records): the folio in progress in the thread's
+ * context goes on with the segment at 'off' if the segment lies past what
+ * it sent last (a writeback adds a folio's blocks to its bios in order)
+ * and its first block was dirty as that writeback began. Otherwise the
+ * folio is written back again (a write and fsync after the last).
+ */
+static __always_inline bool bh_same_writeback(const struct wb_ctx *c, __u64 off)
+{
+	__u64 block = off >> (c->block_bits & 63);
+
+	if (off < c->submit_end || block >= IOMAPDIRTY_MAX_BITMAP_WORDS / 2 * 64)
+		return false;
+	return (ctx_dirty_word(c, block / 64) >> (block % 64)) & 1;
+}
+
+/*
  * The blocks of [pos, pos + bytes) sent, in the thread's folio context. A
  * call of its own: its walk of bitmap words would add its frame to
  * bh_segment()'s, which is under wb_fill()'s call chain.
@@ -281,8 +302,10 @@ __noinline int bh_segment(struct bh_bio_walk *w, __u64 pg, __u64 bytes)
 	c = ctx_find(tid);
 	same = c && c->active && c->key.dev == fi->dev && c->key.ino == fi->ino &&
 	       c->folio_pos == fpos;
+	if (same && always_on())
+		same = bh_same_writeback(c, off);
 	ctx_put(c, tid);
-	if (same && bh_redirtied(fi, fpos + off))
+	if (same && !always_on() && bh_redirtied(fi, fpos + off))
 		same = false;
 	if (!same)
 		wb_begin_kind(fi, (__u64)inode, NULL, (struct folio *)head, fpos, fbytes,

@@ -141,6 +141,7 @@ static __always_inline void wb_submit_ctx(struct wb_ctx *c, __u32 dev, __u64 ino
 		return;
 	}
 	nblocks = (map_len + (1ULL << c->block_bits) - 1) >> c->block_bits;
+	c->submit_end = pos - c->folio_pos + map_len;
 	c->submitted_bytes += map_len;
 	c->submitted_blocks += nblocks;
 

@@ -311,6 +311,62 @@ static __always_inline long all_dirty_word(__u64 w, void *data)
 LOOP_CB(all_dirty_word)
 
 /*
+ * Buffer i of a buffer-head folio (b->state: its buffer, the ring's next
+ * one after it): dirty at writeback if its BH_Dirty bit is still set (not
+ * written this time: delayed, unmapped) or its BH_Async_Write bit is (the
+ * filesystem took it for this writeback: ext4_bio_write_folio() clears
+ * BH_Dirty and sets BH_Async_Write before any of the folio's blocks is
+ * added to a bio; the bio's end clears it).
+ */
+static long bh_dirty_buffer_cb(__u64 i, void *data)
+{
+	unsigned long dirty = 1UL << bpf_core_enum_value(enum bh_state_bits, BH_Dirty);
+	unsigned long async = 1UL << bpf_core_enum_value(enum bh_state_bits, BH_Async_Write);
+	struct bits_walk *b = data;
+	struct buffer_head *bh = (struct buffer_head *)b->state;
+	__u64 w = i / 64;
+
+	if (!bh || i >= b->nr_blocks || w >= IOMAPDIRTY_MAX_BITMAP_WORDS / 2)
+		return 1;
+	if (BPF_CORE_READ(bh, b_state) & (dirty | async))
+		b->bits->kern[w] |= 1ULL << (i % 64);
+	b->state = (unsigned long *)BPF_CORE_READ(bh, b_this_page);
+	return 0;
+}
+
+static long zero_kern_word_cb(__u64 w, void *data)
+{
+	struct bits_walk *b = data;
+
+	if (w >= IOMAPDIRTY_MAX_BITMAP_WORDS / 2)
+		return 1;
+	b->bits->kern[w] = 0;
+	return 0;
+}
+
+/*
+ * The always-on level's view of a buffer-head folio (no page records):
+ * its buffers' state, read at its first write bio, one buffer per block
+ * (the ring at folio->private). 1 if read, -1 if the folio has none.
+ */
+static __always_inline int bh_dirty_view(struct folio *folio, struct bits_walk *bw,
+					 __u64 nwords)
+{
+	struct buffer_head *head = folio ? BPF_CORE_READ(folio, private) : NULL;
+
+	if (!head)
+		return -1;
+	if (nwords == 1)
+		bw->bits->kern[0] = 0;
+	else
+		bpf_loop(nwords, zero_kern_word_cb, bw, 0);
+	bw->state = (unsigned long *)head;
+	bpf_loop(bw->nr_blocks, bh_dirty_buffer_cb, bw, 0);
+	bw->state = NULL;
+	return 1;
+}
+
+/*
  * The folio pointer a first page's record kept since the folio went clean
  * -> dirty, its head read into h; NULL if none, or if the folio was freed
  * and reused since.
@@ -434,7 +490,8 @@ static __always_inline int wb_fill_body(struct wb_ctx *c, struct folio_bits *bit
 	c->dirtied_seen = have0 && (bh ? rec0->bh_flags & PAGE_REC_BH_FOLIO_DIRTIED :
 					    rec0->folio_ptr != 0);
 	if (bh) {
-		/* private data: buffer heads; the kernel's view is the records' */
+		/* private data: buffer heads; the kernel's view is the records'
+		 * (always-on: the buffers', bh_dirty_view()) */
 		folio = NULL;
 	} else if (!folio) {
 		/* tracepoint mode: the folio the first page's record kept */
@@ -456,7 +513,10 @@ static __always_inline int wb_fill_body(struct wb_ctx *c, struct folio_bits *bit
 	/* The kernel's own view of which blocks are dirty, where it has one
 	 * (without per-block state yet: every block before EOF) */
 	bw.eof_blocks = blocks_before_eof(fi, c, nr_blocks);
-	view = bh ? -1 : kernel_dirty_view(folio, &head, &bw, nwords, direct);
+	if (bh)
+		view = always_on() ? bh_dirty_view((struct folio *)f->folio, &bw, nwords) : -1;
+	else
+		view = kernel_dirty_view(folio, &head, &bw, nwords, direct);
 	/*
 	 * Through memory: after the branches, one value the verifier knows
 	 * nothing of, not three ranges each verified through what follows.

@@ -296,6 +296,7 @@ struct wb_ctx {
 	__u64 unexplained_blocks;
 	__u64 unchecked_blocks;
 	__u64 nlink;
+	__u64 submit_end;		/* folio offset past the last range sent */
 	__u32 block_bits;
 	__u32 whole_dirty;
 	__u32 bitmap_read;		/* kernel_dirty_blocks is valid */

@@ -8,8 +8,11 @@
 # kpageflags) for every count and per-folio histogram, and the block
 # layer's data bytes inside the file's extents (FIEMAP) for the bytes
 # submitted. Nothing may be counted as a violation, lost or left dirty.
-# Then an XFS and an ext4 watched by one hist, each file exact; and
-# `verify --mount` of an ext4 with 1 KiB and 4 KiB blocks (verify_ext4).
+# Then an XFS and an ext4 watched by one hist, each file exact;
+# `verify --mount` of an ext4 with 1 KiB and 4 KiB blocks (verify_ext4);
+# the cases again at the always-on level, where which blocks were dirty
+# is read from the folios' buffer heads; and the exporter (always-on) on
+# an ext4 (exporter_ext4).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib.sh
@@ -108,17 +111,32 @@ per_folio_hist() {
 
 STATS=(app_bytes write_calls app_dirty_blocks other_dirty_blocks dirty_blocks
 	folios folio_bytes max_folio_bytes submitted_blocks submitted_bytes)
-# scenario: the e2e name (its block size, preparation and workload call)
+# The always-on level (no page records): what it does not measure is
+# null; application bytes are counted as written, and write calls as
+# ext4's tracepoint fires, once per folio of a write(2) (the workload's
+# write_calls where nothing is thrown away before writeback: no truncate
+# case here); which blocks were dirty comes from the folios' buffer heads.
+AON_NULL=(app_dirty_blocks other_dirty_blocks unexplained_blocks)
+AON_STATS=(write_calls dirty_blocks folios folio_bytes max_folio_bytes submitted_blocks
+	submitted_bytes)
+# scenario: the e2e name (its block size, preparation and workload call);
+# ACC: full (default) or always-on
 run_scenario() {
-	local name=$1 n=ext4.$1 bs dev j=$work/run.json want got f ino
+	local name=$1 acc=${2:-full} n=ext4.$1 bs dev j=$work/run.json want got f ino
+	local level=(--mode tracepoint) stats=("${STATS[@]}")
+	if [[ $acc == always-on ]]; then
+		n=ext4.always_on.$name level=(--all --accounting always-on) stats=("${AON_STATS[@]}")
+	fi
 	bs=$(scenario_bs "$name")
 	ext4_fresh "$bs" || { fail "$n.fixture" "mkfs.ext4 -b $bs or mount failed"; return; }
+	# every process's writes at this level: only this ext4's
+	[[ $acc == always-on ]] && level+=(--mount "$mnt")
 	dev=$(mountpoint -d "$mnt")
 	scenario_prep "$name" "$mnt" >/dev/null || { fail "$n.prep" "workload prep failed"; return; }
 	sync
 	scenario_argv "$name" "$mnt"
 	trace_start
-	timeout -k 5 120 "$IOMAPDIRTY" run -q --mode tracepoint --json "$j" -- \
+	timeout -k 5 120 "$IOMAPDIRTY" run -q "${level[@]}" --json "$j" -- \
 		"${SCENARIO_ARGV[@]}" >"$work/exp.json" 2>"$work/err"
 	check "$n.exit" 0 "$?"
 	trace_stop "$work/trace"
@@ -140,11 +158,23 @@ run_scenario() {
 	ino=$(stat -c %i "$mnt/f")
 	got=$(jq -c --arg d "$dev" --argjson i "$ino" \
 		'[.files[] | select(.dev == $d and .ino == $i) | .stats] | .[0] // {}' "$j")
-	for f in "${STATS[@]}"; do
+	for f in "${stats[@]}"; do
 		check "$n.$f" "$(jq -c --arg f "$f" '.[$f]' <<<"$want")" \
 			"$(jq -c --arg f "$f" '.[$f]' <<<"$got")"
 	done
-	for f in violation_blocks unchecked_blocks unexplained_blocks folios_no_dirty_seen; do
+	if [[ $acc == always-on ]]; then
+		for f in "${AON_NULL[@]}"; do
+			check "$n.$f(not measured)" null "$(jq -c --arg f "$f" '.[$f]' <<<"$got")"
+		done
+		check "$n.app_bytes(written)" "$(jq -c .syscall_bytes <<<"$want")" \
+			"$(jq -c .app_bytes <<<"$got")"
+		# the buffer heads' view, read once per folio written back
+		check "$n.buffer_heads_read" "$(jq -c '[.folios, .dirty_blocks]' <<<"$want")" \
+			"$(jq -c '[.bitmap_folios, .kernel_dirty_blocks]' <<<"$got")"
+	else
+		check "$n.unexplained_blocks" 0 "$(jq -c .unexplained_blocks <<<"$got")"
+	fi
+	for f in violation_blocks unchecked_blocks folios_no_dirty_seen; do
 		check "$n.$f" 0 "$(jq -c --arg f "$f" '.[$f]' <<<"$got")"
 	done
 	check "$n.losses" '{}' "$(jq -c '[.losses | to_entries[] | select(.value != 0)] | from_entries' "$j")"
@@ -285,4 +315,51 @@ for s in ${EXT4_SCENARIOS:-scatter51_1k scatter51_4k span_1k mmap_1k mmap_4k eof
 	eof_setup_1k truncate_1k mmap_eof_1k large_4k mmap_large_1k}; do
 	run_scenario "$s"
 done
+# the always-on level (the exporter's): every case but truncate, whose
+# bytes thrown away are counted at the write there (as for XFS)
+for s in ${EXT4_AON_SCENARIOS:-scatter51_1k scatter51_4k span_1k dense_1k mmap_1k eof_setup_1k \
+	eof_setup_4k mmap_eof_1k large_4k mmap_large_1k}; do
+	run_scenario "$s" always-on
+done
+
+# exporter_ext4: the exporter at its default level (always-on) on an ext4
+# with 1 KiB blocks; scattered overwrites, then one scrape: the ext4's
+# series against the workload's figures
+exporter_ext4() {
+	local n=ext4.exporter port exp m f want got i
+	ext4_fresh 1024 || { fail "$n.fixture" "mkfs.ext4 or mount failed"; return; }
+	"$WORKLOAD" prep "$mnt/f" 1M >/dev/null || { fail "$n.prep" "prep"; return; }
+	sync
+	port=$((20000 + RANDOM % 10000))
+	"$IOMAPDIRTY" exporter --mount "$mnt" --listen "127.0.0.1:$port" \
+		>"$work/x.out" 2>"$work/x.err" &
+	TOOL_PID=$!
+	CLI_PIDS+=("$TOOL_PID")
+	for i in $(seq 300); do
+		grep -qs 'ready (pid' "$work/x.err" && break
+		sleep 0.1
+	done
+	check_match "$n.always_on" 'accounting level "always-on"' "$(cat "$work/x.err")"
+	exp=$("$WORKLOAD" scatter "$mnt/f" --count 51 --len 100 --stride 20000)
+	# a thread's last folio is finished once it has been idle a second:
+	# scraped until the folios are all there, at most 10 s
+	want=$(jq -c "$E2E_EXPECT_JQ | .totals.folios" <<<"$exp")
+	for i in $(seq 20); do
+		m=$(curl -sf "http://127.0.0.1:$port/metrics")
+		got=$(awk 'index($0, "iomapdirty_folios_total{") == 1 &&
+			/fstype="ext4"/ { print $2 }' <<<"$m")
+		[[ $got == "$want" ]] && break
+		sleep 0.5
+	done
+	stop_tool INT
+	check "$n.exit" 0 "$TOOL_RC"
+	for f in app_bytes write_calls dirty_blocks folios submitted_blocks submitted_bytes; do
+		want=$(jq -c --arg f "$f" "$E2E_EXPECT_JQ | .totals | .[\$f]" <<<"$exp")
+		[[ $f == app_bytes ]] && want=$(jq -c "$E2E_EXPECT_JQ | .totals.syscall_bytes" <<<"$exp")
+		got=$(awk -v k="iomapdirty_${f}_total{" 'index($0, k) == 1 &&
+			/fstype="ext4"/ { print $2 }' <<<"$m")
+		check "$n.$f" "$want" "${got:-absent}"
+	done
+}
+exporter_ext4
 cli_finish

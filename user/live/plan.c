@@ -513,11 +513,28 @@ void plan_drop_bh_backend(struct plan *p, const char *why)
 	}
 }
 
+/*
+ * The hooks the always-on level keeps no use for: they only feed the page
+ * records (which blocks went dirty, records of truncated pages).
+ */
+static bool bh_hook_records_only(enum hook k)
+{
+	return k == HOOK_BH_DIRTY || k == HOOK_BH_INVALIDATE;
+}
+
 bool plan_bh_backend(const struct plan *p)
 {
-	for (unsigned int i = 0; i < NR_BH_HOOKS; i++)
-		if (!p->hooks[bh_hooks[i]].chosen)
-			return false;
+	for (unsigned int i = 0; i < NR_BH_HOOKS; i++) {
+		enum hook k = bh_hooks[i];
+
+		if (p->hooks[k].chosen)
+			continue;
+		/* always-on: detached by the level, the backend runs without */
+		if (p->accounting == ACCOUNTING_ALWAYS_ON && bh_hook_records_only(k) &&
+		    p->hooks[k].prog)
+			continue;
+		return false;
+	}
 	return true;
 }
 
@@ -628,10 +645,19 @@ void plan_set_accounting(struct plan *p, enum accounting_level l)
 	detach_for_level(&p->hooks[HOOK_INVALIDATE], "no page records to forget");
 	detach_for_level(&p->hooks[HOOK_UNWATCHED], "no command at this level says "
 			 "what it does not watch");
-	/* ext4's dirty blocks are only in the page records */
-	for (unsigned int i = 0; i < NR_BH_HOOKS; i++)
-		detach_for_level(&p->hooks[bh_hooks[i]], "ext4's dirty blocks are "
-				 "known only from the page records");
+	/*
+	 * ext4: the writes into the file's sums, its bios as they are; which
+	 * blocks were dirty is read from the folio's buffer heads at its
+	 * first write bio (bpf/buffer_heads.bpf.c), not seen going dirty
+	 */
+	detach_for_level(&p->hooks[HOOK_BH_DIRTY], "ext4's dirty blocks are read "
+			 "from the folio's buffer heads at its first write bio");
+	detach_for_level(&p->hooks[HOOK_BH_INVALIDATE], "no page records to forget");
+	if (p->hooks[HOOK_BH_BIO].chosen)
+		snprintf(p->hooks[HOOK_BH_BIO].note, sizeof(p->hooks[HOOK_BH_BIO].note),
+			 "ext4 writeback: each write bio's folios and blocks; a folio's "
+			 "dirty blocks read from its buffer heads at its first bio "
+			 "(always-on accounting)");
 	if (p->hooks[HOOK_WB_BEGIN].chosen && p->hooks[HOOK_WB_BEGIN].mech == MECH_TRACEPOINT)
 		snprintf(p->hooks[HOOK_WB_BEGIN].note, sizeof(p->hooks[HOOK_WB_BEGIN].note),
 			 "folio found in the page cache (always-on accounting)%s",

@@ -937,6 +937,7 @@ ext4_scatter() {
 		check "$n.exit" 0 $rc "iomapdirty run --json -- workload scatter on ext4"
 		ext4_check $rf $f
 		ext4_verify
+		ext4_always_on
 	fi
 	DEV=$1 DEVT=$2 LOG0=$3 LOG1=$4
 	rm -f $f
@@ -966,6 +967,48 @@ ext4_check() {	# RUNFILE FILE
 		"submitted_blocks=$(r submitted_blocks) submitted_bytes=$(r submitted_bytes)" \
 		"folio_amplification=$(r folio_amplification) blk_file_bytes=$2"
 	export_file ext4 $1
+}
+
+# ext4_always_on: the same overwrites of a new file under `run --all
+# --accounting always-on` (the exporter's level): no page records, so the
+# dirty blocks are read from the folios' buffer heads at their first write
+# bio. Against the workload and the block layer; what the level does not
+# measure null (without an iomap dirty bitmap, 6.1 unpatched, the dirty
+# figures are null for every filesystem of the session).
+ext4_always_on() {
+	n=ext4_always_on f=$EXT4_MNT/a rf=$W/ext4-ao.json
+	workload prep $f $PREP_SIZE >/dev/null && sync
+	trace_start
+	timeout $RUN_TIMEOUT iomapdirty run -q --all --accounting always-on --mount $EXT4_MNT \
+		--json $rf -- workload scatter $f --count $NWRITES --len $WLEN \
+		--stride $STRIDE_ALIGNED >$W/ea-exp.json
+	rc=$?
+	trace_stop $W/blk.trace
+	check "$n.exit" 0 $rc "iomapdirty run --accounting always-on on ext4"
+	[ -s $rf ] || { vmtest_fail "$n.output" "no run file"; rm -f $f; return; }
+	load X_ $W/ea-exp.json "$EXP_PICK"
+	load R_ $rf .totals
+	file_extents $f >$W/extents
+	r() { val R_ "$1"; }
+	echo "--- $n: iomapdirty run totals: $(jqm -c .totals $rf)"
+	check "$n.losses" '{}' "$(jqm -c '[.losses | to_entries[] | select(.value != 0)] | from_entries' $rf)"
+	check "$n.app_bytes" "$(x syscall_bytes)" "$(r app_bytes)" "counted at the write"
+	for k in write_calls folios submitted_blocks; do
+		check "$n.$k" "$(x $k)" "$(r $k)"
+	done
+	check "$n.app_dirty_blocks" null "$(jqm -c .totals.app_dirty_blocks $rf)" "not measured"
+	if [ "$(jqm -r .plan.dirty_bitmap $rf)" = none ]; then
+		check "$n.dirty_blocks" null "$(jqm -c .totals.dirty_blocks $rf)" \
+			"no iomap dirty bitmap: not measured at this level"
+	else
+		check "$n.dirty_blocks" "$(x dirty_blocks)" "$(r dirty_blocks)" "from the buffer heads"
+		check "$n.violation_blocks" 0 "$(r violation_blocks)"
+	fi
+	check "$n.blocklayer_bytes" "$(r submitted_bytes)" "$(blk_bytes $W/blk.trace $W/extents)" \
+		"data written into the ext4 file at the block layer vs submitted_bytes"
+	echo "VMRESULT ext4_always_on variant=$V app_bytes=$(r app_bytes) dirty_blocks=$(r dirty_blocks)" \
+		"folios=$(r folios) submitted_blocks=$(r submitted_blocks) submitted_bytes=$(r submitted_bytes)"
+	rm -f $f
 }
 
 # ext4_verify: `verify --mount` of the ext4 around the scattered overwrites
