@@ -31,7 +31,7 @@
  * - always-on (no page records, block_dirty_buffer and invalidate not
  *   attached): the writes go to the per-CPU write sums, and a folio's
  *   dirty blocks are read from its buffer heads at its first write bio
- *   (bh_dirty_view(), writeback.bpf.c); bh_same_writeback() tells a new
+ *   (bh_read_dirty(), writeback.bpf.c); bh_same_writeback() tells a new
  *   writeback of the folio in progress without records.
  */
 #include "vmlinux.h"
@@ -54,12 +54,16 @@
 #define REQ_OP_BITS_MASK	0xff
 #define REQ_OP_WRITE_VAL	1
 
-/* A regular file of a buffer-head filesystem the backend counts. */
+/*
+ * A regular file of a buffer-head filesystem the backend counts: not one
+ * whose data ext4 journals (its bios are the journal's and the
+ * checkpoint's, fs_kind_of_file()).
+ */
 static __always_inline bool bh_counted(struct inode *inode)
 {
 	__u16 mode = BPF_CORE_READ(inode, i_mode);
 
-	return (mode & S_IFMT_BITS) == S_IFREG_BITS && fs_kind_bh(fs_kind_of(inode));
+	return (mode & S_IFMT_BITS) == S_IFREG_BITS && fs_kind_bh(fs_kind_of_file(inode));
 }
 
 /* ext4_da_write_end, ext4_write_end: one folio's part of a write(2). */

@@ -48,4 +48,51 @@ static __always_inline enum fs_kind fs_kind_of(struct inode *inode)
 	return fs_kind_of_magic(BPF_CORE_READ(inode, i_sb, s_magic));
 }
 
+/* fs/ext4/ext4.h: the mount options' data mode, delalloc, an inode flag */
+#define EXT4_MOUNT_DATA_FLAGS_BITS	0x00C00
+#define EXT4_MOUNT_JOURNAL_DATA_BITS	0x00400
+#define EXT4_MOUNT_DELALLOC_BIT		0x8000000
+#define EXT4_INODE_JOURNAL_DATA_BIT	14
+
+/*
+ * ext4_should_journal_data() for a regular file: the mount journals data
+ * (data=journal), or the inode asks for it (chattr +j) on a mount without
+ * delalloc (with delalloc, ext4 ignores the flag). Where the kernel's BTF
+ * has no ext4 (not built, its module not loaded) the reads are dead code
+ * the verifier drops.
+ */
+static __always_inline bool ext4_journals_data(struct inode *inode)
+{
+	struct ext4_inode_info *ei;
+	struct ext4_sb_info *sbi;
+	unsigned int opt;
+
+	if (!bpf_core_type_exists(struct ext4_sb_info) ||
+	    !bpf_core_type_exists(struct ext4_inode_info))
+		return false;
+	sbi = BPF_CORE_READ(inode, i_sb, s_fs_info);
+	if (!sbi)
+		return false;
+	opt = BPF_CORE_READ(sbi, s_mount_opt);
+	if ((opt & EXT4_MOUNT_DATA_FLAGS_BITS) == EXT4_MOUNT_JOURNAL_DATA_BITS)
+		return true;
+	if (opt & EXT4_MOUNT_DELALLOC_BIT)
+		return false;
+	ei = (void *)inode - bpf_core_field_offset(struct ext4_inode_info, vfs_inode);
+	return (BPF_CORE_READ(ei, i_flags) >> EXT4_INODE_JOURNAL_DATA_BIT) & 1;
+}
+
+/*
+ * A file's kind: its filesystem's, with ext4's files whose data is
+ * journalled apart (FS_KIND_EXT4_JOURNAL: not counted, named).
+ */
+static __always_inline enum fs_kind fs_kind_of_file(struct inode *inode)
+{
+	enum fs_kind kind = fs_kind_of(inode);
+
+	if (kind == FS_KIND_EXT4 && ext4_journals_data(inode))
+		return FS_KIND_EXT4_JOURNAL;
+	return kind;
+}
+
 #endif /* IOMAPDIRTY_FS_KIND_BPF_H */

@@ -34,7 +34,7 @@ static __always_inline void unwatched_note(struct folio *folio, struct inode *in
 	struct unwatched_key key = {};
 	struct unwatched_stats zero = {}, *u;
 
-	key.kind = fs_kind_of(inode);
+	key.kind = fs_kind_of_file(inode);
 	if (fs_kind_watched(key.kind) || (bh_backend && fs_kind_bh(key.kind)))
 		return;
 	/* the device page cache's inode is the device itself */

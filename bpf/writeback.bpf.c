@@ -310,9 +310,16 @@ static __always_inline long all_dirty_word(__u64 w, void *data)
 }
 LOOP_CB(all_dirty_word)
 
+/* bh_read_dirty()'s walk of a folio's buffers, on its stack (bpf_loop) */
+struct bh_walk {
+	struct folio_bits *bits;
+	struct buffer_head *bh;		/* the next buffer */
+	__u64 nr_blocks;
+};
+
 /*
- * Buffer i of a buffer-head folio (b->state: its buffer, the ring's next
- * one after it): dirty at writeback if its BH_Dirty bit is still set (not
+ * Buffer i of a buffer-head folio (w->bh: its buffer; the ring's next one
+ * after it): dirty at writeback if its BH_Dirty bit is still set (not
  * written this time: delayed, unmapped) or its BH_Async_Write bit is (the
  * filesystem took it for this writeback: ext4_bio_write_folio() clears
  * BH_Dirty and sets BH_Async_Write before any of the folio's blocks is
@@ -322,48 +329,49 @@ static long bh_dirty_buffer_cb(__u64 i, void *data)
 {
 	unsigned long dirty = 1UL << bpf_core_enum_value(enum bh_state_bits, BH_Dirty);
 	unsigned long async = 1UL << bpf_core_enum_value(enum bh_state_bits, BH_Async_Write);
-	struct bits_walk *b = data;
-	struct buffer_head *bh = (struct buffer_head *)b->state;
-	__u64 w = i / 64;
+	struct bh_walk *w = data;
+	struct buffer_head *bh = w->bh;	/* kernel memory from here on */
+	__u64 word = i / 64;
 
-	if (!bh || i >= b->nr_blocks || w >= IOMAPDIRTY_MAX_BITMAP_WORDS / 2)
+	if (!bh || i >= w->nr_blocks || word >= IOMAPDIRTY_MAX_BITMAP_WORDS / 2)
 		return 1;
 	if (BPF_CORE_READ(bh, b_state) & (dirty | async))
-		b->bits->kern[w] |= 1ULL << (i % 64);
-	b->state = (unsigned long *)BPF_CORE_READ(bh, b_this_page);
-	return 0;
-}
-
-static long zero_kern_word_cb(__u64 w, void *data)
-{
-	struct bits_walk *b = data;
-
-	if (w >= IOMAPDIRTY_MAX_BITMAP_WORDS / 2)
-		return 1;
-	b->bits->kern[w] = 0;
+		w->bits->kern[word] |= 1ULL << (i % 64);
+	w->bh = BPF_CORE_READ(bh, b_this_page);
 	return 0;
 }
 
 /*
  * The always-on level's view of a buffer-head folio (no page records):
  * its buffers' state, read at its first write bio, one buffer per block
- * (the ring at folio->private). 1 if read, -1 if the folio has none.
+ * (the ring at folio->private), into bits->kern before wb_fill_bh() counts
+ * it (bits->bh_read). A global function: inlined, its frame added to
+ * wb_fill_bh()'s, under the bio walk's callback, passed the 512 bytes of
+ * stack 6.1 allows. 0 if read, -1 if the folio has no buffers.
  */
-static __always_inline int bh_dirty_view(struct folio *folio, struct bits_walk *bw,
-					 __u64 nwords)
+__noinline int bh_read_dirty(struct folio_bits *bits)
 {
-	struct buffer_head *head = folio ? BPF_CORE_READ(folio, private) : NULL;
+	struct bh_walk w = {};
+	struct folio *folio;
+	__u64 nwords, blkbits;
 
-	if (!head)
+	if (!bits)
 		return -1;
-	if (nwords == 1)
-		bw->bits->kern[0] = 0;
-	else
-		bpf_loop(nwords, zero_kern_word_cb, bw, 0);
-	bw->state = (unsigned long *)head;
-	bpf_loop(bw->nr_blocks, bh_dirty_buffer_cb, bw, 0);
-	bw->state = NULL;
-	return 1;
+	folio = (struct folio *)bits->folio.folio;
+	blkbits = bits->folio.fi.blkbits;
+	if (!folio || blkbits < 9 || blkbits > IOMAPDIRTY_MAX_BLOCK_BITS)
+		return -1;
+	w.bh = BPF_CORE_READ(folio, private);
+	if (!w.bh)
+		return -1;
+	w.bits = bits;
+	w.nr_blocks = bits->folio.bytes >> blkbits;
+	nwords = (w.nr_blocks + 63) / 64;
+	for (int k = 0; k < IOMAPDIRTY_MAX_BITMAP_WORDS / 2; k++)
+		if (k < nwords)
+			bits->kern[k] = 0;
+	bpf_loop(w.nr_blocks, bh_dirty_buffer_cb, &w, 0);
+	return 0;
 }
 
 /*
@@ -429,7 +437,7 @@ __noinline int kern_summary(struct folio_bits *bits, __u64 nwords)
 
 /* wb_fill() and wb_fill_ld(): 'direct' reads with guarded loads (kword()). */
 static __always_inline int wb_fill_body(struct wb_ctx *c, struct folio_bits *bits,
-					bool direct, bool bh)
+					bool direct, bool bh, bool bh_read)
 {
 	const struct wb_folio *f;
 	struct folio *folio;
@@ -491,7 +499,7 @@ static __always_inline int wb_fill_body(struct wb_ctx *c, struct folio_bits *bit
 					    rec0->folio_ptr != 0);
 	if (bh) {
 		/* private data: buffer heads; the kernel's view is the records'
-		 * (always-on: the buffers', bh_dirty_view()) */
+		 * (always-on: the buffers', bh_read_dirty()) */
 		folio = NULL;
 	} else if (!folio) {
 		/* tracepoint mode: the folio the first page's record kept */
@@ -513,8 +521,8 @@ static __always_inline int wb_fill_body(struct wb_ctx *c, struct folio_bits *bit
 	/* The kernel's own view of which blocks are dirty, where it has one
 	 * (without per-block state yet: every block before EOF) */
 	bw.eof_blocks = blocks_before_eof(fi, c, nr_blocks);
-	if (bh)
-		view = always_on() ? bh_dirty_view((struct folio *)f->folio, &bw, nwords) : -1;
+	if (bh)		/* always-on: the buffers, read before (bh_read_dirty()) */
+		view = bh_read && bits->bh_read ? 1 : -1;
 	else
 		view = kernel_dirty_view(folio, &head, &bw, nwords, direct);
 	/*
@@ -604,12 +612,12 @@ static __always_inline int wb_fill_body(struct wb_ctx *c, struct folio_bits *bit
  */
 __noinline int wb_fill(struct wb_ctx *c, struct folio_bits *bits)
 {
-	return wb_fill_body(c, bits, false, false);
+	return wb_fill_body(c, bits, false, false, false);
 }
 
 __noinline int wb_fill_ld(struct wb_ctx *c, struct folio_bits *bits)
 {
-	return wb_fill_body(c, bits, true, false);
+	return wb_fill_body(c, bits, true, false, false);
 }
 
 /*
@@ -619,5 +627,16 @@ __noinline int wb_fill_ld(struct wb_ctx *c, struct folio_bits *bits)
  */
 __noinline int wb_fill_bh(struct wb_ctx *c, struct folio_bits *bits)
 {
-	return wb_fill_body(c, bits, false, true);
+	return wb_fill_body(c, bits, false, true, false);
+}
+
+/*
+ * The same at the always-on level, whose dirty blocks bh_read_dirty() read
+ * from the buffers: a function of its own, so that the full level's (and
+ * verify's, on 6.1 at the edge of its 512 bytes of stack) keeps the frame
+ * of a folio whose view is the records' alone.
+ */
+__noinline int wb_fill_bh_aon(struct wb_ctx *c, struct folio_bits *bits)
+{
+	return wb_fill_body(c, bits, false, true, true);
 }

@@ -54,6 +54,12 @@ struct folio_bits {
 	 */
 	__u64 todo;
 	__u64 steps;
+	/*
+	 * 1: kern holds a buffer-head folio's dirty blocks, read from its
+	 * buffers (always-on: bh_read_dirty(), before wb_fill_bh(), whose
+	 * frame under the bio walk's callback leaves 6.1 no room for it).
+	 */
+	__u64 bh_read;
 	struct wb_ctx zero_ctx;	/* a new context's value, see ctx_create() */
 	/*
 	 * The folio's first page's record, taken by wb_fill(): here, not on
@@ -83,6 +89,10 @@ int wb_fill(struct wb_ctx *c, struct folio_bits *bits);
 int wb_fill_ld(struct wb_ctx *c, struct folio_bits *bits);
 /* The same for a buffer-head folio (ext4): the records' dirty bits. */
 int wb_fill_bh(struct wb_ctx *c, struct folio_bits *bits);
+/* ... and at the always-on level, the dirty blocks from bh_read_dirty() */
+int wb_fill_bh_aon(struct wb_ctx *c, struct folio_bits *bits);
+/* Always-on: a buffer-head folio's dirty blocks into bits->kern; 0 if read. */
+int bh_read_dirty(struct folio_bits *bits);
 
 /*
  * Start of one folio's writeback. 'folio' is NULL in tracepoint mode: it
@@ -119,7 +129,10 @@ static __always_inline void wb_begin_kind(const struct inode_facts *fi, __u64 in
 			bpf_probe_read_kernel(&inode, sizeof(inode), inode_slot);
 		note_path(inode, fi->dev, fi->ino);
 	}
-	if (bh)
+	if (bh && always_on()) {
+		bits->bh_read = !bh_read_dirty(bits);
+		wb_fill_bh_aon(c, bits);
+	} else if (bh)
 		wb_fill_bh(c, bits);
 	else if (direct)
 		wb_fill_ld(c, bits);

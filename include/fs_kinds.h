@@ -9,12 +9,22 @@
  *          watched", and every observing command says so with 'why';
  *          ext4 is counted instead where the plan attaches the
  *          buffer-head backend (bpf/buffer_heads.bpf.c, fs_kind_bh()).
+ * ext4 whose file data is journalled is a kind of its own, not counted
+ * (FS_KIND_EXT4_JOURNAL).
  * The block device's own page cache (raw writes to /dev/X, and the
  * metadata buffers of a filesystem on it) has the bdev pseudo-filesystem's
  * magic; it is reported under the device's number (inode->i_rdev).
  */
 #ifndef IOMAPDIRTY_FS_KINDS_H
 #define IOMAPDIRTY_FS_KINDS_H
+
+/*
+ * A kind no superblock's magic names: ext4's files whose data is
+ * journalled, told apart from ext4's by the mount's options and the
+ * inode's flags (fs_kind_of_file(), bpf/fs_kind.bpf.h). Above 32 bits,
+ * where no s_magic is.
+ */
+#define FS_MAGIC_NONE_EXT4_JOURNAL	0x1000000ef53ULL
 
 #define FS_KINDS(X)							\
 	X(FS_KIND_OTHER, 0, "other", 0,					\
@@ -24,7 +34,11 @@
 	X(FS_KIND_GFS2, 0x01161970, "gfs2", 1, NULL)			\
 	X(FS_KIND_EXT4, 0xef53, "ext4", 0,				\
 	  "buffer heads (a dirty bit per block), not iomap: its backend needs " \
-	  "tp_btf and full accounting, not in this plan")		\
+	  "tp_btf programs, not in this plan")				\
+	X(FS_KIND_EXT4_JOURNAL, FS_MAGIC_NONE_EXT4_JOURNAL, "ext4 data=journal", 0, \
+	  "ext4 journalling file data (data=journal, or chattr +j without "	\
+	  "delalloc): the data goes to the journal first and to its place at "	\
+	  "checkpoint, not through the writeback the buffer-head backend follows") \
 	X(FS_KIND_BTRFS, 0x9123683e, "btrfs", 0,			\
 	  "its own writeback (extent maps, subpage bitmaps), not iomap: no "	\
 	  "btrfs backend yet")						\

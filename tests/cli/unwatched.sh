@@ -211,6 +211,82 @@ fuse_case() {
 }
 fuse_case
 
+# ext4 journalling file data, with the buffer-head backend attached
+# (--mode tracepoint): a data=journal mount, then chattr +j files on a
+# nodelalloc mount beside files of the same ext4 that it counts. Journalled
+# data reaches the disk through jbd2 (the journal, then the checkpoint),
+# not the writeback the backend follows: its files are named NOT WATCHED
+# ("ext4 data=journal") with the folios the workload dirtied, never in a
+# file's or filesystem's figures; run --mount of such a mount exits 5.
+ext4_journal_case() {
+	local d=$work/ext4.journal j=$work/ej.json u dev n=unwatched.ext4_journal
+	mkdir -p "$d/mnt" && truncate -s 64M "$d/img" &&
+		mkfs.ext4 -q -F -b 1024 "$d/img" >/dev/null 2>&1 &&
+		bdev=$(losetup --find --show "$d/img") && loops+=("$bdev") &&
+		mount -t ext4 -o data=journal "$bdev" "$d/mnt" ||
+		{ fail "$n.fixture" "mkfs.ext4 or mount -o data=journal failed"; return; }
+	dev=$(mountpoint -d "$d/mnt")
+	"$WORKLOAD" prep "$d/mnt/f" 1M >/dev/null && sync
+	bounded_run 120 "$IOMAPDIRTY" run --mode tracepoint --json "$j" -- \
+		bash -c '"$1" scatter "$2" --count 7 --len 100 --stride 20000 >"$4" &&
+			"$1" scatter "$3" --count 5 --len 100 --stride 20000 >"$5"' \
+		_ "$WORKLOAD" "$d/mnt/f" "$x/fj" "$work/j.exp" "$work/xj.exp" 2>"$work/ej.err"
+	check "$n.exit" 0 "$?"
+	check "$n.backend_attached" '"buffer_heads"' "$(jq -c '.plan.backends[] |
+		select(.filesystem == "ext4") | .backend' "$j")"
+	u=$(jq -c --arg d "$dev" '[.unwatched_filesystems[] | select(.dev == $d and
+		.kind == "ext4 data=journal")]' "$j")
+	check "$n.listed" 1 "$(jq length <<<"$u")"
+	check "$n.folios_at_least_the_files" true \
+		"$(jq --argjson w "$(jq .folios "$work/j.exp")" '.[0].folios_dirtied >= $w' <<<"$u")"
+	check "$n.no_file_counted" 0 "$(jq --arg d "$dev" '[.files[] | select(.dev == $d)] | length' "$j")"
+	check "$n.no_filesystem_counted" 0 "$(jq --arg d "$dev" '[.filesystems[] |
+		select(.dev == $d)] | length' "$j")"
+	# the XFS's figures (the root filesystem may be an ext4, counted too)
+	for f in app_bytes dirty_blocks submitted_blocks folios violation_blocks; do
+		check "$n.xfs_$f" "$(jq ".$f // 0" "$work/xj.exp")" "$(jq --arg d "$(mountpoint -d "$x")" \
+			".filesystems[] | select(.dev == \$d) | .stats.$f" "$j")"
+	done
+	check_match "$n.text" "NOT WATCHED $dev ext4 on .*journal first" "$(cat "$work/ej.err")"
+	bounded_run 60 "$IOMAPDIRTY" run --mode tracepoint --mount "$d/mnt" -q -- true \
+		2>"$work/ej_mount.err"
+	check "$n.mount_refused" 5 "$?"
+	check_match "$n.mount_why" "data=journal" "$(cat "$work/ej_mount.err")"
+	umount "$d/mnt"
+
+	# chattr +j: journalled where the mount has no delalloc; h beside it
+	# counted. Setting the flag needs CAP_SYS_RESOURCE, which a container
+	# may lack (this project's development host does): then said, not run.
+	mount -t ext4 -o nodelalloc "$bdev" "$d/mnt" ||
+		{ fail "$n.inode.fixture" "mount -o nodelalloc failed"; return; }
+	"$WORKLOAD" prep "$d/mnt/g" 1M >/dev/null && "$WORKLOAD" prep "$d/mnt/h" 1M >/dev/null ||
+		{ fail "$n.inode.fixture" "prep failed"; umount "$d/mnt"; return; }
+	if ! chattr +j "$d/mnt/g" 2>"$work/chattr.err"; then
+		echo "SKIP $n.inode: chattr +j refused ($(head -c 200 "$work/chattr.err");" \
+			"needs CAP_SYS_RESOURCE)"
+		umount "$d/mnt"
+		return
+	fi
+	sync
+	bounded_run 120 "$IOMAPDIRTY" run --mode tracepoint --json "$j" -- \
+		bash -c '"$1" scatter "$2" --count 6 --len 100 --stride 20000 >"$4" &&
+			"$1" scatter "$3" --count 4 --len 100 --stride 20000 >"$5"' \
+		_ "$WORKLOAD" "$d/mnt/g" "$d/mnt/h" "$work/g.exp" "$work/h.exp" 2>"$work/ej.err"
+	check "$n.inode.exit" 0 "$?"
+	u=$(jq -c --arg d "$dev" '[.unwatched_filesystems[] | select(.dev == $d and
+		.kind == "ext4 data=journal")]' "$j")
+	check "$n.inode.listed" true \
+		"$(jq --argjson w "$(jq .folios "$work/g.exp")" '.[0].folios_dirtied >= $w' <<<"$u")"
+	check "$n.inode.journalled_file_not_counted" 0 "$(jq --argjson i "$(stat -c %i "$d/mnt/g")" \
+		'[.files[] | select(.ino == $i)] | length' "$j")"
+	for f in app_bytes write_calls dirty_blocks submitted_blocks folios violation_blocks; do
+		check "$n.inode.other_file_$f" "$(jq ".$f // 0" "$work/h.exp")" \
+			"$(jq --arg d "$dev" ".filesystems[] | select(.dev == \$d) | .stats.$f" "$j")"
+	done
+	umount "$d/mnt"
+}
+ext4_journal_case
+
 # hist and top (since attach, all filesystems) while the 1 KiB ext4 is written
 dev=$(mountpoint -d "$e1024")
 start_tool "$work/hist.json" "$work/hist.err" hist --json --mode "$UMODE" -i 60 &&

@@ -89,6 +89,17 @@ static void mountinfo(void)
 	CHECK_U64(m.dev, (7u << 20) | 3, "mountinfo: dev");
 	CHECK(mountinfo_parse("36 35 7:3 / /a\\134b rw - xfs x rw\n", &m) == 0 &&
 	      !strcmp(m.mount, "/a\\b"), "mountinfo: \\134 is a backslash");
+	CHECK(!m.data_journal, "mountinfo: no data=journal in rw");
+	CHECK(mountinfo_parse("36 35 7:3 / /e rw - ext4 /dev/loop3 rw,data=journal\n", &m) == 0 &&
+	      m.data_journal, "mountinfo: data=journal, the last super option");
+	CHECK(mountinfo_parse("36 35 7:3 / /e rw - ext4 /dev/loop3 data=journal,rw\n", &m) == 0 &&
+	      m.data_journal, "mountinfo: data=journal, the first super option");
+	CHECK(mountinfo_parse("36 35 7:3 / /e rw - ext4 /dev/loop3 rw,data=journalx\n", &m) == 0 &&
+	      !m.data_journal, "mountinfo: data=journalx is another option");
+	CHECK(mountinfo_parse("36 35 7:3 / /e rw,data=journal - ext4 /dev/loop3 rw\n", &m) == 0 &&
+	      !m.data_journal, "mountinfo: only the super options count");
+	CHECK(mountinfo_parse("36 35 7:3 / /e rw - ext4\n", &m) == 0 && !m.data_journal,
+	      "mountinfo: no source, no super options: none");
 	CHECK(mountinfo_parse("36 35 7:3 / /a rw\n", &m) != 0, "mountinfo: no separator refused");
 	CHECK(mountinfo_parse("garbage", &m) != 0, "mountinfo: garbage refused");
 }

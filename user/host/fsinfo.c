@@ -146,18 +146,29 @@ static void unmangle(char *s)
 	*out = '\0';
 }
 
+/* Whether the comma-separated list opts holds option 'want' whole. */
+static bool has_option(const char *opts, const char *want)
+{
+	size_t len = strlen(want);
+
+	for (const char *o = opts; *o; o = strchr(o, ',') ? strchr(o, ',') + 1 : o + strlen(o))
+		if (!strncmp(o, want, len) && (o[len] == ',' || !o[len]))
+			return true;
+	return false;
+}
+
 int mountinfo_parse(const char *line, struct mountinfo_line *m)
 {
 	unsigned int maj, min;
-	char mnt[4096], fstype[32];
+	char mnt[4096], fstype[32], opts[1024] = "";
 	const char *sep;
 	int n = 0;
 
 	if (sscanf(line, "%*d %*d %u:%u %*s %4095s%n", &maj, &min, mnt, &n) != 3 || !n)
 		return -1;
-	/* optional fields end with " - ", then the filesystem type */
+	/* optional fields end with " - ", then the type, source, super options */
 	sep = strstr(line + n, " - ");
-	if (!sep || sscanf(sep + 3, "%31s", fstype) != 1)
+	if (!sep || sscanf(sep + 3, "%31s %*s %1023s", fstype, opts) < 1)
 		return -1;
 	if (maj > 0xfff || min > 0xfffff)
 		return -1;
@@ -165,6 +176,7 @@ int mountinfo_parse(const char *line, struct mountinfo_line *m)
 	m->dev = kdev_make(maj, min);
 	snprintf(m->mount, sizeof(m->mount), "%s", mnt);
 	snprintf(m->fstype, sizeof(m->fstype), "%s", fstype);
+	m->data_journal = has_option(opts, "data=journal");
 	return 0;
 }
 
@@ -188,7 +200,8 @@ static bool lookup_uncached(uint32_t dev, struct fsinfo *fi)
 		snprintf(fi->mount, sizeof(fi->mount), "%s", m.mount);
 		snprintf(fi->fstype, sizeof(fi->fstype), "%s", m.fstype);
 		fi->iomap = fstype_is_iomap(m.fstype);
-		fi->buffer_heads = fstype_is_ext4(m.fstype);
+		fi->data_journal = fstype_is_ext4(m.fstype) && m.data_journal;
+		fi->buffer_heads = fstype_is_ext4(m.fstype) && !fi->data_journal;
 		found = true;
 	}
 	fclose(fp);
@@ -208,6 +221,13 @@ static int check_iomap(struct fsinfo *fi, const char *what, char *err, size_t le
 {
 	if (fi->iomap)
 		return 0;
+	if (fi->data_journal) {
+		snprintf(err, len, "%s is on %s (ext4 mounted data=journal): its file "
+			 "data goes to the journal first and to its place at checkpoint, "
+			 "not through the writeback the buffer-head backend follows",
+			 what, fi->mount);
+		return -EPROTONOSUPPORT;
+	}
 	snprintf(err, len, "%s is on %s (%s), which does not use iomap buffered "
 		 "writeback (iomap filesystems: xfs, zonefs, gfs2)", what,
 		 fi->mount[0] ? fi->mount : "an unknown mount",

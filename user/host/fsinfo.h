@@ -37,6 +37,7 @@ struct mountinfo_line {
 	uint32_t dev;		/* kernel dev_t */
 	char mount[4096];
 	char fstype[32];
+	bool data_journal;	/* super options hold data=journal (ext4) */
 };
 /* 0, or -1 when the line is not one mountinfo writes. */
 int mountinfo_parse(const char *line, struct mountinfo_line *m);
