@@ -375,6 +375,40 @@ __noinline int bh_read_dirty(struct folio_bits *bits)
 }
 
 /*
+ * Always-on, a buffer-head folio filled by wb_fill_bh() (no records: no
+ * block known dirty): its dirty blocks are the buffers bh_read_dirty()
+ * read (bits->kern), as count_word() counts a read bitmap where no write
+ * was seen. A global function after the fill, not a branch in it: there
+ * it grew wb_fill_bh()'s frame, whose call chain under the bio walk's
+ * callback is at 6.1's 512 bytes of stack (6.1 counts the calls of dead
+ * code too).
+ */
+__noinline int bh_count_read(struct wb_ctx *c, struct folio_bits *bits)
+{
+	__u64 nr, nwords, kern;
+
+	if (!c || !bits || !c->active || !c->counted)
+		return 0;
+	nr = c->folio_bytes >> (c->block_bits & 63);
+	nwords = (nr + 63) / 64;
+	c->dirty_words = 0;
+	for (int w = 0; w < IOMAPDIRTY_MAX_BITMAP_WORDS / 2; w++) {
+		if (w >= nwords)
+			break;
+		kern = bits->kern[w];
+		c->dirty[w] = kern;
+		c->seen[w] = 0;
+		if (kern)
+			c->dirty_words |= 1ULL << w;
+		c->kernel_dirty_blocks += popcount64(kern);
+		c->other_dirty_blocks += popcount64(kern);
+	}
+	c->bitmap_read = 1;
+	c->checkable = 1;
+	return 0;
+}
+
+/*
  * The folio pointer a first page's record kept since the folio went clean
  * -> dirty, its head read into h; NULL if none, or if the folio was freed
  * and reused since.
@@ -437,7 +471,7 @@ __noinline int kern_summary(struct folio_bits *bits, __u64 nwords)
 
 /* wb_fill() and wb_fill_ld(): 'direct' reads with guarded loads (kword()). */
 static __always_inline int wb_fill_body(struct wb_ctx *c, struct folio_bits *bits,
-					bool direct, bool bh, bool bh_read)
+					bool direct, bool bh)
 {
 	const struct wb_folio *f;
 	struct folio *folio;
@@ -521,10 +555,8 @@ static __always_inline int wb_fill_body(struct wb_ctx *c, struct folio_bits *bit
 	/* The kernel's own view of which blocks are dirty, where it has one
 	 * (without per-block state yet: every block before EOF) */
 	bw.eof_blocks = blocks_before_eof(fi, c, nr_blocks);
-	if (bh)		/* always-on: the buffers, read before (bh_read_dirty()) */
-		view = bh_read && bits->bh_read ? 1 : -1;
-	else
-		view = kernel_dirty_view(folio, &head, &bw, nwords, direct);
+	/* buffer heads: the records' (always-on: bh_count_read(), after) */
+	view = bh ? -1 : kernel_dirty_view(folio, &head, &bw, nwords, direct);
 	/*
 	 * Through memory: after the branches, one value the verifier knows
 	 * nothing of, not three ranges each verified through what follows.
@@ -612,12 +644,12 @@ static __always_inline int wb_fill_body(struct wb_ctx *c, struct folio_bits *bit
  */
 __noinline int wb_fill(struct wb_ctx *c, struct folio_bits *bits)
 {
-	return wb_fill_body(c, bits, false, false, false);
+	return wb_fill_body(c, bits, false, false);
 }
 
 __noinline int wb_fill_ld(struct wb_ctx *c, struct folio_bits *bits)
 {
-	return wb_fill_body(c, bits, true, false, false);
+	return wb_fill_body(c, bits, true, false);
 }
 
 /*
@@ -627,16 +659,5 @@ __noinline int wb_fill_ld(struct wb_ctx *c, struct folio_bits *bits)
  */
 __noinline int wb_fill_bh(struct wb_ctx *c, struct folio_bits *bits)
 {
-	return wb_fill_body(c, bits, false, true, false);
-}
-
-/*
- * The same at the always-on level, whose dirty blocks bh_read_dirty() read
- * from the buffers: a function of its own, so that the full level's (and
- * verify's, on 6.1 at the edge of its 512 bytes of stack) keeps the frame
- * of a folio whose view is the records' alone.
- */
-__noinline int wb_fill_bh_aon(struct wb_ctx *c, struct folio_bits *bits)
-{
-	return wb_fill_body(c, bits, false, true, true);
+	return wb_fill_body(c, bits, false, true);
 }

@@ -89,10 +89,10 @@ int wb_fill(struct wb_ctx *c, struct folio_bits *bits);
 int wb_fill_ld(struct wb_ctx *c, struct folio_bits *bits);
 /* The same for a buffer-head folio (ext4): the records' dirty bits. */
 int wb_fill_bh(struct wb_ctx *c, struct folio_bits *bits);
-/* ... and at the always-on level, the dirty blocks from bh_read_dirty() */
-int wb_fill_bh_aon(struct wb_ctx *c, struct folio_bits *bits);
 /* Always-on: a buffer-head folio's dirty blocks into bits->kern; 0 if read. */
 int bh_read_dirty(struct folio_bits *bits);
+/* ... and counted in the folio's context once wb_fill_bh() has filled it. */
+int bh_count_read(struct wb_ctx *c, struct folio_bits *bits);
 
 /*
  * Start of one folio's writeback. 'folio' is NULL in tracepoint mode: it
@@ -129,12 +129,13 @@ static __always_inline void wb_begin_kind(const struct inode_facts *fi, __u64 in
 			bpf_probe_read_kernel(&inode, sizeof(inode), inode_slot);
 		note_path(inode, fi->dev, fi->ino);
 	}
-	if (bh && always_on()) {
-		bits->bh_read = !bh_read_dirty(bits);
-		wb_fill_bh_aon(c, bits);
-	} else if (bh)
+	if (bh) {
+		/* always-on: the buffers read before the fill, counted after */
+		bits->bh_read = always_on() && !bh_read_dirty(bits);
 		wb_fill_bh(c, bits);
-	else if (direct)
+		if (bits->bh_read)
+			bh_count_read(c, bits);
+	} else if (direct)
 		wb_fill_ld(c, bits);
 	else
 		wb_fill(c, bits);

@@ -215,6 +215,40 @@ EOF
 }
 side_by_side
 
+# ext4 at the always-on level (payload/run.sh, ext4_always_on)
+ext4_always_on_table() {
+	local v d any=""
+	for v in "${VARIANTS[@]}"; do
+		[ "$(value "$v" ext4_always_on folios)" != - ] && any=1
+	done
+	[ -n "$any" ] || return 0
+	cat <<EOF
+
+## ext4 at the always-on level (the exporter's)
+
+The aligned scattered overwrites of a new file on the 1 KiB-block ext4,
+under \`iomapdirty run --all --accounting always-on --mount\`: no page
+records; the dirty blocks are read from each folio's buffer heads at its
+first write bio. payload/run.sh checks every figure against the workload
+and the submitted bytes against the block layer's bytes into the file.
+Without an iomap dirty bitmap (6.1 unpatched) the level's dirty figures
+are null for every filesystem of the session (n/a below).
+
+| guest | application bytes | dirty blocks | folios | submitted blocks | submitted bytes |
+|---|---:|---:|---:|---:|---:|
+EOF
+	for v in "${VARIANTS[@]}"; do
+		[ "$(value "$v" ext4_always_on folios)" != - ] || continue
+		d=$(value "$v" ext4_always_on dirty_blocks)
+		[ "$d" = null ] && d=n/a
+		echo "| $v | $(num "$(value "$v" ext4_always_on app_bytes)") | $(num "$d") |" \
+			"$(num "$(value "$v" ext4_always_on folios)") |" \
+			"$(num "$(value "$v" ext4_always_on submitted_blocks)") |" \
+			"$(num "$(value "$v" ext4_always_on submitted_bytes)") |"
+	done
+}
+ext4_always_on_table
+
 # The compare tables vmcheck.sh made from the guests' run files
 ab_tables() {
 	local label u r name what
