@@ -344,10 +344,10 @@ static long bh_dirty_buffer_cb(__u64 i, void *data)
 /*
  * The always-on level's view of a buffer-head folio (no page records):
  * its buffers' state, read at its first write bio, one buffer per block
- * (the ring at folio->private), into bits->kern before wb_fill_bh() counts
- * it (bits->bh_read). A global function: inlined, its frame added to
- * wb_fill_bh()'s, under the bio walk's callback, passed the 512 bytes of
- * stack 6.1 allows. 0 if read, -1 if the folio has no buffers.
+ * (the ring at folio->private), into bits->kern, before wb_fill_bh() (which
+ * leaves bits->kern alone for buffer heads); bh_count_read() counts it
+ * after. A global function beside the fill, see bh_count_read(). 0 if
+ * read, -1 if the folio has no buffers.
  */
 __noinline int bh_read_dirty(struct folio_bits *bits)
 {
@@ -367,6 +367,7 @@ __noinline int bh_read_dirty(struct folio_bits *bits)
 	w.bits = bits;
 	w.nr_blocks = bits->folio.bytes >> blkbits;
 	nwords = (w.nr_blocks + 63) / 64;
+	/* a constant bound, the test inside: clang makes a memset of the other */
 	for (int k = 0; k < IOMAPDIRTY_MAX_BITMAP_WORDS / 2; k++)
 		if (k < nwords)
 			bits->kern[k] = 0;

@@ -54,12 +54,6 @@ struct folio_bits {
 	 */
 	__u64 todo;
 	__u64 steps;
-	/*
-	 * 1: kern holds a buffer-head folio's dirty blocks, read from its
-	 * buffers (always-on: bh_read_dirty(), before wb_fill_bh(), whose
-	 * frame under the bio walk's callback leaves 6.1 no room for it).
-	 */
-	__u64 bh_read;
 	struct wb_ctx zero_ctx;	/* a new context's value, see ctx_create() */
 	/*
 	 * The folio's first page's record, taken by wb_fill(): here, not on
@@ -131,9 +125,10 @@ static __always_inline void wb_begin_kind(const struct inode_facts *fi, __u64 in
 	}
 	if (bh) {
 		/* always-on: the buffers read before the fill, counted after */
-		bits->bh_read = always_on() && !bh_read_dirty(bits);
+		bool read = always_on() && !bh_read_dirty(bits);
+
 		wb_fill_bh(c, bits);
-		if (bits->bh_read)
+		if (read)
 			bh_count_read(c, bits);
 	} else if (direct)
 		wb_fill_ld(c, bits);

@@ -73,15 +73,8 @@ else
 fi
 
 port=$((20000 + RANDOM % 20000))
-"$IOMAPDIRTY" exporter --shared --mount "$mnt" --listen "127.0.0.1:$port" \
-	>"$work/exp.out" 2>"$work/exp.err" &
-TOOL_PID=$!
-CLI_PIDS+=("$TOOL_PID")
-for _ in $(seq 200); do
-	grep -qs "ready (pid $TOOL_PID)" "$work/exp.err" && break
-	sleep 0.1
-done
-if grep -qs "ready (pid $TOOL_PID)" "$work/exp.err"; then
+if start_exporter "$work/exp.out" "$work/exp.err" --shared --mount "$mnt" \
+		--listen "127.0.0.1:$port"; then
 	check_caps exporter "$OBSERVE"
 	check_match caps.exporter_serves '^iomapdirty_lost_total' \
 		"$(curl -s --max-time 5 "http://127.0.0.1:$port/metrics")"

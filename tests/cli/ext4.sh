@@ -331,14 +331,11 @@ exporter_ext4() {
 	"$WORKLOAD" prep "$mnt/f" 1M >/dev/null || { fail "$n.prep" "prep"; return; }
 	sync
 	port=$((20000 + RANDOM % 10000))
-	"$IOMAPDIRTY" exporter --mount "$mnt" --listen "127.0.0.1:$port" \
-		>"$work/x.out" 2>"$work/x.err" &
-	TOOL_PID=$!
-	CLI_PIDS+=("$TOOL_PID")
-	for i in $(seq 300); do
-		grep -qs 'ready (pid' "$work/x.err" && break
-		sleep 0.1
-	done
+	if ! start_exporter "$work/x.out" "$work/x.err" --mount "$mnt" --listen "127.0.0.1:$port"; then
+		fail "$n.ready" "$(tail -n 3 "$work/x.err")"
+		stop_tool INT
+		return
+	fi
 	check_match "$n.always_on" 'accounting level "always-on"' "$(cat "$work/x.err")"
 	exp=$("$WORKLOAD" scatter "$mnt/f" --count 51 --len 100 --stride 20000)
 	# a thread's last folio is finished once it has been idle a second:

@@ -21,19 +21,38 @@ check_no_rows() {
 }
 check_match() { if grep -qE -- "$2" <<<"$3"; then pass "$1"; else fail "$1" "no /$2/ in: ${3:0:300}"; fi; }
 
-# start_tool OUT ERR ARGS...: background tool; sets TOOL_PID; waits for ready
-start_tool() {
-	local out=$1 err=$2 i
-	shift 2
-	"$IOMAPDIRTY" "$@" >"$out" 2>"$err" &
-	TOOL_PID=$!
-	CLI_PIDS+=("$TOOL_PID")
+# tool_wait_ready ERR LINE: until ERR holds a whole line matching LINE (an
+# extended regex) while TOOL_PID lives, 20 s at most
+tool_wait_ready() {
+	local i
 	for i in $(seq 200); do
-		grep -qx "iomapdirty: ready (pid $TOOL_PID)" "$err" && return 0
+		grep -qxE -- "$2" "$1" && return 0
 		kill -0 "$TOOL_PID" 2>/dev/null || return 1
 		sleep 0.1
 	done
 	return 1
+}
+
+# start_tool OUT ERR ARGS...: background tool; sets TOOL_PID; waits for ready
+start_tool() {
+	local out=$1 err=$2
+	shift 2
+	"$IOMAPDIRTY" "$@" >"$out" 2>"$err" &
+	TOOL_PID=$!
+	CLI_PIDS+=("$TOOL_PID")
+	tool_wait_ready "$err" "iomapdirty: ready \(pid $TOOL_PID\)"
+}
+
+# start_exporter OUT ERR ARGS...: `iomapdirty exporter ARGS` in the
+# background; sets TOOL_PID; waits for its ready line (which says where
+# it serves)
+start_exporter() {
+	local out=$1 err=$2
+	shift 2
+	"$IOMAPDIRTY" exporter "$@" >"$out" 2>"$err" &
+	TOOL_PID=$!
+	CLI_PIDS+=("$TOOL_PID")
+	tool_wait_ready "$err" "iomapdirty: info: ready \(pid $TOOL_PID\): .*"
 }
 
 # shellcheck source=../lib/proc.sh

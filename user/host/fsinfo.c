@@ -149,11 +149,13 @@ static void unmangle(char *s)
 /* Whether the comma-separated list opts holds option 'want' whole. */
 static bool has_option(const char *opts, const char *want)
 {
-	size_t len = strlen(want);
+	size_t len = strlen(want), n;
 
-	for (const char *o = opts; *o; o = strchr(o, ',') ? strchr(o, ',') + 1 : o + strlen(o))
-		if (!strncmp(o, want, len) && (o[len] == ',' || !o[len]))
+	for (const char *o = opts; *o; o += n + (o[n] == ',')) {
+		n = strcspn(o, ",");
+		if (n == len && !strncmp(o, want, len))
 			return true;
+	}
 	return false;
 }
 
