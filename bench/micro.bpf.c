@@ -2,7 +2,8 @@
 /*
  * Building blocks of iomapdirty's per-event cost, each as its own program
  * on xfs_file_buffered_write (one event per write(2)), measured by the
- * kernel's BPF statistics over the same events:
+ * kernel's BPF statistics over the same events of one run of each of
+ * bench/'s workloads:
  *
  *   empty        tp_btf program that returns: the floor of this hook
  *   reads_core   the 12 field reads tp_xfs_buffered_write does before its
@@ -27,6 +28,15 @@
  * code (the headers in bpf/; its maps and settings defined here, apart from the
  * tool's):
  *
+ *   wb_floor     the floor of any design that keeps per-file figures and
+ *                knows which blocks the kernel holds dirty: the work of
+ *                wb_dirty_bits (below), and the file's entry in an LRU
+ *                hash like the tool's files map, looked up when the folio
+ *                is another file's than the CPU's last (every folio, in
+ *                bench/'s many-files workload). Defined first, so that it
+ *                runs first on the hook: it pays the first touch of the
+ *                kernel's data, as the tool does, and the blocks after it
+ *                read that data warm
  *   wb_empty     tp_btf program that returns: the floor of this hook
  *   wb_inode     the inode's facts (dev, ino, size, mapping, nlink,
  *                block size) as direct loads: inode_facts_btf()
@@ -195,6 +205,72 @@ struct {
 	__type(key, __u32);
 	__type(value, struct wb_ctx);
 } micro_zero_ctx SEC(".maps");
+
+/*
+ * The floor of any design that keeps per-file figures and knows which
+ * blocks the kernel holds dirty (wb_floor below). An LRU hash like the
+ * tool's files map (bpf/sums.bpf.h: same key, value and size), and per
+ * CPU the file it last added to.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, FILES_MAX_ENTRIES);
+	__type(key, struct file_key);
+	__type(value, struct wa_stats);
+} micro_files SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct file_key);
+} micro_last_file SEC(".maps");
+
+/* The first word of the folio's dirty bitmap at pos, 0 if none (see wb_dirty_bits). */
+static __always_inline __u64 first_dirty_word(const struct inode_facts *fi, loff_t pos)
+{
+	struct folio_head h = {};
+	struct folio *folio = page_cache_folio(fi->mapping, pos >> 12, true);
+
+	if (!folio)
+		return 0;
+	folio_head_read(folio, &h, true);
+	if (h.mapping != fi->mapping || !h.priv)
+		return 0;
+	return kword((__u64)folio_state_bits((void *)h.priv, BITMAP_IFS), true);
+}
+
+/* Adds to the file's entry, looked up only when this CPU's last file was another. */
+static __always_inline void file_add(const struct inode_facts *fi, __u64 v)
+{
+	static const struct wa_stats zero;
+	struct file_key k = { .ino = fi->ino, .dev = fi->dev }, *last;
+	struct wa_stats *s;
+	__u32 zero_key = 0;
+
+	last = bpf_map_lookup_elem(&micro_last_file, &zero_key);
+	if (!last || (last->ino == k.ino && last->dev == k.dev))
+		return;
+	*last = k;
+	s = bpf_map_lookup_elem(&micro_files, &k);
+	if (!s) {
+		bpf_map_update_elem(&micro_files, &k, &zero, BPF_NOEXIST);
+		s = bpf_map_lookup_elem(&micro_files, &k);
+	}
+	if (s)
+		__sync_fetch_and_add(&s->folios, v);
+}
+
+/* First of the hook's programs: it pays the first touch, as the tool does. */
+SEC("tp_btf/iomap_writeback_folio")
+int BPF_PROG(wb_floor, struct inode *inode, loff_t pos, u64 len)
+{
+	struct inode_facts fi = {};
+
+	inode_facts_btf(inode, &fi, true);
+	file_add(&fi, 1 + (first_dirty_word(&fi, pos) & 1));
+	return 0;
+}
 
 SEC("tp_btf/iomap_writeback_folio")
 int BPF_PROG(wb_empty) { return 0; }

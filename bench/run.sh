@@ -433,10 +433,11 @@ stats_run() {
 }
 
 # ------------------------------------------------------- building blocks
-# bench/micro on the write hook during one hot run: what a probe read, a
-# direct BTF read and a hash lookup cost per event here.
+# bench/micro during one run of workload WL: what a probe read, a direct
+# BTF read and a hash lookup cost per event here, and the floor of any
+# design on the writeback hook (wb_floor) on this workload's folios.
 micro() {
-	local dir=$RAW/micro w
+	local wl=$1 dir=$RAW/micro-$1 w
 	mkdir -p "$dir"
 	sync -f "$MNT"
 	"$BU" run -e "$dir/micro.err" -m ready -r "$dir/micro.ready" -- "$OUT/micro" \
@@ -444,7 +445,8 @@ micro() {
 	w=$!
 	PIDS+=("$w")
 	if wait_file "$dir/micro.ready" "$w" 30; then
-		run_fio hot "$dir"
+		run_fio "$wl" "$dir"
+		sync -f "$MNT"	# every folio it dirtied written back under micro
 	else
 		log "warning: micro did not attach (see $dir/micro.err)"
 	fi
@@ -542,7 +544,7 @@ for wl in "${WLS[@]}"; do
 	throughput "$wl" "$n"
 	# stats rounds: the overhead figure's spread (report.py)
 	for ((r = 1; r <= STATS_REPS; r++)); do stats_run "$wl" "$r"; done
-	[[ $wl == hot ]] && micro
+	micro "$wl"
 	rm -rf "${MNT:?}/$wl"	# room for the next workload
 	sync -f "$MNT"
 	[[ $wl == many ]] && overflow

@@ -60,15 +60,16 @@ __noinline int note_path(__u64 inode_ptr, __u32 dev, __u64 ino)
 	struct path_walk w = {};
 	struct file_key *seen;
 	struct file_path *fp;
-	__u32 zero = 0;
+	__u32 zero = 0, *made;
 	bool is_new;
 
 	seen = bpf_map_lookup_elem(&path_seen, &zero);
-	if (!seen)
+	made = bpf_map_lookup_elem(&paths_made, &zero);
+	if (!seen || !made)
 		return 0;
 	if (bpf_map_lookup_elem(&paths, key)) {
 		*seen = fkey;
-		return 0;
+		return *made;
 	}
 	fp = bpf_map_lookup_elem(&path_scratch, &zero);
 	if (!fp)
@@ -83,5 +84,8 @@ __noinline int note_path(__u64 inode_ptr, __u32 dev, __u64 ino)
 	if (!map_insert_new(&paths, key, fp, CNT_PATH_MAP_FULL, CNT_PATH_ENTRIES, &is_new))
 		return 0;
 	*seen = fkey;
-	return 0;
+	/* the window (paths.bpf.h) counts from after this entry */
+	if (is_new)
+		return __sync_add_and_fetch(made, 1);
+	return *made;
 }

@@ -16,6 +16,7 @@
 #define MERGE_MAX(f)	do { if (a->f > s->f) s->f = a->f; } while (0);
 #define MERGE_GAUGE(f)	s->f = a->f;
 #define MERGE_FIRST(f)
+#define MERGE_OWN(f)
 #define MERGE(name, unit, merge, json, level, help)	MERGE_##merge(name)
 
 static __always_inline void stats_merge(struct wa_stats *s, const struct wa_stats *a)

@@ -118,11 +118,8 @@ static __always_inline void wb_begin_kind(const struct inode_facts *fi, __u64 in
 	c = ctx_begin(tid, dev_wanted(fi->dev), &bits->zero_ctx, f->now);
 	if (!c)
 		return;
-	if (!path_seen_here(fi->dev, fi->ino)) {
-		if (!inode)
-			bpf_probe_read_kernel(&inode, sizeof(inode), inode_slot);
-		note_path(inode, fi->dev, fi->ino);
-	}
+	if (!path_seen_here(fi->dev, fi->ino))
+		path_learn(fi->dev, fi->ino, inode, inode_slot);
 	if (bh) {
 		/* always-on: the buffers read before the fill, counted after */
 		bool read = always_on() && !bh_read_dirty(bits);

@@ -20,7 +20,8 @@
  * merge  how two values of it combine: SUM (added; intervals are
  *        differences), MAX (the larger), GAUGE (the newer one: the value
  *        with the later last_ns), FIRST (set once when the entry is made,
- *        never merged)
+ *        never merged), OWN (the BPF side's own, per file: never merged,
+ *        subtracted or compared)
  * json   when the stats object shows it: ALWAYS; IF_OTHER, IF_WHOLE,
  *        IF_BITMAP, IF_PREATTACH (null unless the plan can measure it:
  *        the kernel's dirty bitmap or a whole-folio dirtying hook, such a
@@ -34,6 +35,12 @@
  *        level lacks it, the field is null like a json one the plan lacks
  */
 #define WA_STATS_FIELDS(X)						\
+	/* paths_made when the file's path was last found in paths or	\
+	 * put there (files only, 0: not yet; bpf/paths.bpf.h). First:	\
+	 * on the cache line of the entry's key, the one line a lookup	\
+	 * that needs only it touches */				\
+	X(path_made,		"entries",	OWN,	NEVER, ANY,	\
+	  "")	\
 	X(app_bytes,		"bytes",	SUM,	ALWAYS, ANY,	\
 	  "Bytes applications wrote with write(2), counted when their folios "	\
 	  "were written back (accounting level always-on: when written)")	\
@@ -131,7 +138,7 @@
 	  "")
 
 /* How a field merges, and when JSON shows it: see WA_STATS_FIELDS. */
-enum wa_merge { WA_SUM, WA_MAX, WA_GAUGE, WA_FIRST };
+enum wa_merge { WA_SUM, WA_MAX, WA_GAUGE, WA_FIRST, WA_OWN };
 enum wa_json { WA_ALWAYS, WA_IF_OTHER, WA_IF_WHOLE, WA_IF_BITMAP, WA_IF_PREATTACH, WA_NEVER };
 /* What a field needs of the accounting level: see WA_STATS_FIELDS. */
 enum wa_need { WA_NEED_ANY, WA_NEED_RECORDS, WA_NEED_DIRTY };

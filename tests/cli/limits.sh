@@ -108,6 +108,34 @@ check_match limits.many.text_evicted "[0-9]+ files evicted from the per-file map
 	"$(cat "$work/many.txt")"
 rm -rf "$mnt/many"
 
+# A file written back again and again while more new files than the paths
+# map holds are written back: its path stays. Writeback looks paths up for
+# a file only when the file's entry in files says its path was found more
+# than PATHS_KNOWN_WINDOW path entries ago (bpf/paths.bpf.h); a lookup is
+# what keeps the path the recently used in the LRU. Without that window,
+# the path of this file, found once, would be evicted like the oldest.
+# The file is not fsync'd: manyfiles' syncfs writes it back with the
+# others in the flusher's thread, whose sum of it is folded into files
+# when it moves to the next file (an fsync'ing process would keep it
+# until the end).
+mkdir "$mnt/kept"
+batch=1000
+batches=$(((npaths_map + extra) / batch))
+"$IOMAPDIRTY" run --mount "$mnt" --json "$work/kept.json" -q -- sh -c '
+	for b in $(seq 1 "$4"); do
+		xfs_io -f -c "pwrite -q 0 100" "$2/keep" || exit
+		mkdir "$2/b$b" && "$1" manyfiles "$2/b$b" "$3" 100 >/dev/null || exit
+	done
+	xfs_io -c "pwrite -q 0 100" -c syncfs "$2/keep"' \
+	sh "$WORKLOAD" "$mnt/kept" "$batch" "$batches" 2>"$work/kept.err"
+check limits.kept.exit 0 "$?"
+# the premise: paths evicted other files' paths
+check_match limits.kept.paths_evicted '^[1-9][0-9]*$' \
+	"$(jq .events.path_entries_evicted "$work/kept.json")"
+check limits.kept.path_of_rewritten "$((batches + 1))" "$(jq --arg p "$mnt/kept/keep" \
+	'[.files[] | select(.path == $p)] | .[0].stats.write_calls' "$work/kept.json")"
+rm -rf "$mnt/kept"
+
 # --- one write(2) over the pages the write path splits ------------------
 max_pages=$(define IOMAPDIRTY_MAX_WRITE_PAGES)
 psz=$(getconf PAGESIZE)

@@ -37,6 +37,7 @@ void stats_sub(struct wa_stats *out, const struct wa_stats *a,
 #define SUB_MAX(f)
 #define SUB_GAUGE(f)
 #define SUB_FIRST(f)
+#define SUB_OWN(f)
 #define SUB(name, unit, merge, json, level, help)	SUB_##merge(name)
 	WA_STATS_FIELDS(SUB)
 #undef SUB
@@ -44,6 +45,7 @@ void stats_sub(struct wa_stats *out, const struct wa_stats *a,
 #undef SUB_MAX
 #undef SUB_GAUGE
 #undef SUB_FIRST
+#undef SUB_OWN
 	*out = r;
 }
 
@@ -55,6 +57,7 @@ void stats_add_into(struct wa_stats *t, const struct wa_stats *s)
 #define ADD_MAX(f)	if (s->f > t->f) t->f = s->f;
 #define ADD_GAUGE(f)	if (newer) t->f = s->f;
 #define ADD_FIRST(f)	if (!t->f || (s->f && s->f < t->f)) t->f = s->f;
+#define ADD_OWN(f)
 #define ADD(name, unit, merge, json, level, help)	ADD_##merge(name)
 	WA_STATS_FIELDS(ADD)
 #undef ADD
@@ -62,6 +65,7 @@ void stats_add_into(struct wa_stats *t, const struct wa_stats *s)
 #undef ADD_MAX
 #undef ADD_GAUGE
 #undef ADD_FIRST
+#undef ADD_OWN
 }
 
 void snapshot_totals(const struct snapshot *s, struct wa_stats *t)
@@ -139,6 +143,7 @@ static bool stats_moved(const struct wa_stats *cur, const struct wa_stats *prev)
 #define MOVED_MAX(f)
 #define MOVED_GAUGE(f)
 #define MOVED_FIRST(f)	if (cur->f != prev->f) return true;
+#define MOVED_OWN(f)
 #define MOVED(name, unit, merge, json, level, help)	MOVED_##merge(name)
 	WA_STATS_FIELDS(MOVED)
 #undef MOVED
@@ -146,6 +151,7 @@ static bool stats_moved(const struct wa_stats *cur, const struct wa_stats *prev)
 #undef MOVED_MAX
 #undef MOVED_GAUGE
 #undef MOVED_FIRST
+#undef MOVED_OWN
 	return false;
 }
 
