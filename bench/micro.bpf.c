@@ -29,8 +29,10 @@
  * tool's):
  *
  *   wb_floor     the floor of any design that keeps per-file figures and
- *                knows which blocks the kernel holds dirty: the work of
- *                wb_dirty_bits (below), and the file's entry in an LRU
+ *                knows which blocks the kernel holds dirty: the folio
+ *                from the page cache, its whole dirty bitmap read (one
+ *                read of all its words, as the tool does: 32 words for a
+ *                2 MiB folio of 1 KiB blocks), and the file's entry in an LRU
  *                hash like the tool's files map, looked up when the folio
  *                is another file's than the CPU's last (every folio, in
  *                bench/'s many-files workload). Defined first, so that it
@@ -40,9 +42,8 @@
  *   wb_empty     tp_btf program that returns: the floor of this hook
  *   wb_inode     the inode's facts (dev, ino, size, mapping, nlink,
  *                block size) as direct loads: inode_facts_btf()
- *   wb_dirty_bits  what any tool must do here to know which blocks the
- *                kernel holds dirty, as the always-on level does: the
- *                folio from the page cache (the tracepoint has none:
+ *   wb_dirty_bits  a part of wb_floor, after it (the kernel's data warm):
+ *                the folio from the page cache (the tracepoint has none:
  *                page_cache_folio(), guarded loads), its head (mapping,
  *                index, private) and the first word of its per-block
  *                state (iomap_folio_state)
@@ -226,18 +227,54 @@ struct {
 	__type(value, struct file_key);
 } micro_last_file SEC(".maps");
 
-/* The first word of the folio's dirty bitmap at pos, 0 if none (see wb_dirty_bits). */
-static __always_inline __u64 first_dirty_word(const struct inode_facts *fi, loff_t pos)
+/* the dirty half of a folio's bitmap, read as the tool reads it */
+struct micro_bits {
+	__u64 word[IOMAPDIRTY_MAX_BITMAP_WORDS / 2];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct micro_bits);
+} micro_scratch SEC(".maps");
+
+/*
+ * Whether the folio of 'bytes' at pos has a dirty block, from its whole
+ * dirty bitmap: the folio from the page cache, its head, and the dirty
+ * words of its iomap_folio_state (one read of all of them where the folio
+ * has 64 blocks or more, as read_kernel_dirty() in bpf/writeback.bpf.c).
+ */
+static __always_inline __u64 any_dirty(const struct inode_facts *fi, loff_t pos, __u64 bytes)
 {
 	struct folio_head h = {};
 	struct folio *folio = page_cache_folio(fi->mapping, pos >> 12, true);
+	__u64 nr = bytes >> (fi->blkbits & 63), words, any = 0;
+	struct micro_bits *b;
+	unsigned long *state;
+	__u32 zero = 0;
 
 	if (!folio)
 		return 0;
 	folio_head_read(folio, &h, true);
 	if (h.mapping != fi->mapping || !h.priv)
 		return 0;
-	return kword((__u64)folio_state_bits((void *)h.priv, BITMAP_IFS), true);
+	state = folio_state_bits((void *)h.priv, BITMAP_IFS);
+	if (nr < 64)
+		return kword((__u64)state, true) >> nr;
+	b = bpf_map_lookup_elem(&micro_scratch, &zero);
+	if (!b)
+		return 0;
+	words = nr / 64;
+	if (words > IOMAPDIRTY_MAX_BITMAP_WORDS / 2)
+		words = IOMAPDIRTY_MAX_BITMAP_WORDS / 2;
+	if (bpf_probe_read_kernel(b->word, (words * 8) & (sizeof(b->word) * 2 - 1),
+				  state + nr / 64))
+		return 0;
+	for (int i = 0; i < IOMAPDIRTY_MAX_BITMAP_WORDS / 2; i++)
+		if (i < words)
+			any |= b->word[i];
+	return any;
 }
 
 /* Adds to the file's entry, looked up only when this CPU's last file was another. */
@@ -268,7 +305,7 @@ int BPF_PROG(wb_floor, struct inode *inode, loff_t pos, u64 len)
 	struct inode_facts fi = {};
 
 	inode_facts_btf(inode, &fi, true);
-	file_add(&fi, 1 + (first_dirty_word(&fi, pos) & 1));
+	file_add(&fi, 1 + !!any_dirty(&fi, pos, len));
 	return 0;
 }
 

@@ -84,14 +84,15 @@ static __always_inline bool path_seen_here(__u32 dev, __u64 ino)
  * in turn, each folio another file's, that is one cold lookup less per
  * folio: the entry in files is the one the thread's sum of this file is
  * folded into next (bpf/sums.bpf.c), then at hand (bench/'s many-files
- * workload: about 300 ns of a 1000 ns writeback event). 'inode' as for
- * wb_begin_kind() (writeback.bpf.h).
+ * workload: about 300 ns of a 1000 ns writeback event). 'key' in map
+ * memory (the caller's scratch): a key on the stack would grow the
+ * writeback programs' frames, whose call chains have 6.1's 512 bytes
+ * for all. 'inode' as for wb_begin_kind() (writeback.bpf.h).
  */
-static __always_inline void path_learn(__u32 dev, __u64 ino, __u64 inode,
+static __always_inline void path_learn(const struct file_key *key, __u64 inode,
 				       const void *inode_slot)
 {
-	struct file_key key = { .ino = ino, .dev = dev };
-	struct wa_stats *file = bpf_map_lookup_elem(&files, &key);
+	struct wa_stats *file = bpf_map_lookup_elem(&files, key);
 	__u32 zero = 0, *made = bpf_map_lookup_elem(&paths_made, &zero), now;
 	struct file_key *seen;
 
@@ -99,12 +100,12 @@ static __always_inline void path_learn(__u32 dev, __u64 ino, __u64 inode,
 	    *made - (__u32)file->path_made < PATHS_KNOWN_WINDOW) {
 		seen = bpf_map_lookup_elem(&path_seen, &zero);
 		if (seen)
-			*seen = key;
+			*seen = *key;
 		return;
 	}
 	if (!inode)
 		bpf_probe_read_kernel(&inode, sizeof(inode), inode_slot);
-	now = note_path(inode, dev, ino);
+	now = note_path(inode, key->dev, key->ino);
 	if (file && now)
 		file->path_made = now;
 }

@@ -62,6 +62,7 @@ struct folio_bits {
 	 */
 	struct page_rec rec0;
 	struct wb_folio folio;	/* wb_begin() -> wb_fill(), off the stack */
+	struct file_key file;	/* path_learn()'s key, off the stack */
 };
 
 typedef struct {
@@ -118,8 +119,12 @@ static __always_inline void wb_begin_kind(const struct inode_facts *fi, __u64 in
 	c = ctx_begin(tid, dev_wanted(fi->dev), &bits->zero_ctx, f->now);
 	if (!c)
 		return;
-	if (!path_seen_here(fi->dev, fi->ino))
-		path_learn(fi->dev, fi->ino, inode, inode_slot);
+	if (!path_seen_here(fi->dev, fi->ino)) {
+		bits->file.ino = fi->ino;
+		bits->file.dev = fi->dev;
+		bits->file.pad = 0;
+		path_learn(&bits->file, inode, inode_slot);
+	}
 	if (bh) {
 		/* always-on: the buffers read before the fill, counted after */
 		bool read = always_on() && !bh_read_dirty(bits);
