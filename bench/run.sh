@@ -27,8 +27,9 @@
 # bench/floor --stats only for that phase): iomapdirty at both levels, the
 # peer and the floor (empty programs on the same raw tracepoints) attached
 # together, ns per event of each program.
-# After the hot workload, bench/micro prices the building blocks (a probe
-# read, a direct BTF read, a hash lookup) on the write hook.
+# After each workload, bench/micro prices the building blocks (a probe
+# read, a direct BTF read, a hash lookup, ...) on its events, and the floor
+# of any design on its folios (wb_floor).
 # Then load-and-attach time (10 starts), a strace breakdown of one start,
 # and the kernel memory of the maps for three --max-pages values.
 #
