@@ -369,6 +369,8 @@ for wl in WORKLOADS:
                        "aon_ns": a, "aon_events": med(h["aon_events"]),
                        "ratio_aon_floor": (a / f) if a and f else None,
                        "tool_ns_spread": spread(h["tool"]),
+                       "aon_ns_spread": spread(h["aon"]),
+                       "peer_ns_spread": spread(h["peer"]),
                        "ratio_tool_floor": (t / f) if t and f else None,
                        "floor_raw_tp_ns": fraw, "peer_tracepoint": peer_tp,
                        "peer_events": med(h["peer_events"]),
@@ -672,6 +674,8 @@ for wl in ("seed", "many"):
             fl = fl + tm - te if tm and te else None
         target(f"{wl}: {level} writeback per event <= {limit}x the bpftrace peer's "
                "(same hook)", {"tool_ns": t, "peer_ns": p, "ratio": t / p if t and p else None,
+                               "tool_spread": hook_ns(wl, "writeback_folio", key + "_spread"),
+                               "peer_spread": hook_ns(wl, "writeback_folio", "peer_ns_spread"),
                                "floor_ns": fl, "floor_over_peer": fl / p if fl and p else None},
                t <= limit * p if t and p else None)
 # the floor of any design on each workload's folios (bench/micro wb_floor,
