@@ -11,6 +11,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
 #include "fs_kinds.h"
+#include "settings.bpf.h"
 
 static __always_inline enum fs_kind fs_kind_of_magic(unsigned long magic)
 {
@@ -57,29 +58,36 @@ static __always_inline enum fs_kind fs_kind_of(struct inode *inode)
 /*
  * ext4_should_journal_data() for a regular file: the mount journals data
  * (data=journal), or the inode asks for it (chattr +j) on a mount without
- * delalloc (with delalloc, ext4 ignores the flag). Where the kernel's BTF
- * has no ext4 (not built, its module not loaded) the reads are dead code
- * the verifier drops.
+ * delalloc (with delalloc, ext4 ignores the flag). ext4's types are read
+ * at the offsets user space found in the BTF that has them (settings
+ * ext4_*: vmlinux's, or the ext4 module's where ext4 is a module, as in
+ * Debian's kernels, whose types CO-RE relocated against vmlinux alone
+ * would not see); without them the plan attaches no ext4 backend.
  */
 static __always_inline bool ext4_journals_data(struct inode *inode)
 {
-	struct ext4_inode_info *ei;
-	struct ext4_sb_info *sbi;
-	unsigned int opt;
+	unsigned int opt = 0;
+	__u64 flags = 0;
+	void *sbi;
 
-	if (!bpf_core_type_exists(struct ext4_sb_info) ||
-	    !bpf_core_type_exists(struct ext4_inode_info))
+	if (!ext4_layout_known)
 		return false;
 	sbi = BPF_CORE_READ(inode, i_sb, s_fs_info);
-	if (!sbi)
+	if (!sbi || bpf_probe_read_kernel(&opt, sizeof(opt), sbi + ext4_sbi_mount_opt))
 		return false;
-	opt = BPF_CORE_READ(sbi, s_mount_opt);
 	if ((opt & EXT4_MOUNT_DATA_FLAGS_BITS) == EXT4_MOUNT_JOURNAL_DATA_BITS)
 		return true;
 	if (opt & EXT4_MOUNT_DELALLOC_BIT)
 		return false;
-	ei = (void *)inode - bpf_core_field_offset(struct ext4_inode_info, vfs_inode);
-	return (BPF_CORE_READ(ei, i_flags) >> EXT4_INODE_JOURNAL_DATA_BIT) & 1;
+	/* i_flags is an unsigned long: its low bits are its first bytes only
+	 * on a little-endian CPU, so it is read whole */
+	if (ext4_ei_flags_size == 8)
+		bpf_probe_read_kernel(&flags, 8, (void *)inode - ext4_ei_vfs_inode +
+				      ext4_ei_flags);
+	else
+		bpf_probe_read_kernel(&flags, 4, (void *)inode - ext4_ei_vfs_inode +
+				      ext4_ei_flags);
+	return (flags >> EXT4_INODE_JOURNAL_DATA_BIT) & 1;
 }
 
 /*

@@ -61,6 +61,17 @@ SETTING(bool, folio_ptr_hook, false);
  */
 SETTING(bool, bh_backend, false);
 /*
+ * Where ext4 keeps the mount options and an inode's flags (struct
+ * ext4_layout, user/live/facts.h), from vmlinux's BTF or the ext4 module's:
+ * the programs' CO-RE is relocated against vmlinux's only (engine_open()),
+ * and a Debian kernel has ext4 as a module (bpf/fs_kind.bpf.h).
+ */
+SETTING(bool, ext4_layout_known, false);
+SETTING(__u32, ext4_sbi_mount_opt, 0);
+SETTING(__u32, ext4_ei_vfs_inode, 0);
+SETTING(__u32, ext4_ei_flags, 0);
+SETTING(__u32, ext4_ei_flags_size, 8);
+/*
  * verify --simulate-clean N: in folios whose first page index is a
  * multiple of N, the first dirty block is hidden from the check, so the
  * kernel's (correct) submission of it shows as a violation. Exercises the

@@ -506,8 +506,8 @@ build_bpfcheck() {	# arch
 # $CACHE/ppc64le-userland-<key>, the key being the host's versions of the
 # same packages (multiarch keeps them equal).
 PPC_PKGS=(busybox-static xfsprogs e2fsprogs fio jq bpftool libc6)
-PPC_BINS=(bin/busybox sbin/mkfs.xfs usr/sbin/xfs_io usr/sbin/xfs_db sbin/mkfs.ext4 usr/bin/fio
-	usr/bin/jq usr/sbin/bpftool)
+PPC_BINS=(bin/busybox sbin/mkfs.xfs usr/sbin/xfs_io usr/sbin/xfs_db sbin/mkfs.ext4 usr/bin/chattr
+	usr/bin/fio usr/bin/jq usr/sbin/bpftool)
 PPC_TRIPLET=powerpc64le-linux-gnu
 PPC_LIBDIRS=(lib/$PPC_TRIPLET usr/lib/$PPC_TRIPLET usr/lib/$PPC_TRIPLET/ceph lib64)
 
@@ -642,7 +642,7 @@ build_initramfs() {	# arch -> $OUT/initramfs-<arch>.cpio.gz
 		install -m 0755 /bin/busybox "$root/bin/busybox"
 		! ldd /bin/busybox >/dev/null 2>&1 ||
 			die "/bin/busybox is dynamically linked: install busybox-static"
-		copy_with_libs "$root" mkfs.xfs xfs_io xfs_db fio bpftool mkfs.ext4
+		copy_with_libs "$root" mkfs.xfs xfs_io xfs_db fio bpftool mkfs.ext4 chattr
 		copy_with_libs "$root" "$OUT/bpfcheck/bpfcheck"
 		payload_into "$root" "$VM_PAYLOAD_EXTRA"
 		;;

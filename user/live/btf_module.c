@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The BTF of a loaded kernel module: see btf_module.h. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -75,4 +76,68 @@ void facts_module_tps(struct kfacts *f)
 		if (tp->proto.in_btf)
 			tp->btf_mod = (int)(m - f->mods) + 1;
 	}
+}
+
+/* The byte offset of member 'name' of struct 'type' in btf, and its size. */
+static bool member_at(const struct btf *btf, const char *type, const char *name,
+		      __u32 *off, __u32 *size)
+{
+	int id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	const struct btf_member *m = t ? btf_members(t) : NULL;
+
+	for (int i = 0; t && i < btf_vlen(t); i++, m++) {
+		const char *n = btf__name_by_offset(btf, m->name_off);
+		__u32 bits = btf_member_bit_offset(t, i);
+		__s64 sz;
+
+		if (!n || strcmp(n, name) || btf_member_bitfield_size(t, i) || bits % 8)
+			continue;
+		sz = btf__resolve_size(btf, m->type);
+		if (sz <= 0)
+			return false;
+		*off = bits / 8;
+		*size = (__u32)sz;
+		return true;
+	}
+	return false;
+}
+
+static bool ext4_layout_in(const struct btf *btf, struct ext4_layout *l)
+{
+	__u32 size;
+
+	if (!btf || !member_at(btf, "ext4_sb_info", "s_mount_opt", &l->sbi_mount_opt, &size) ||
+	    size != 4 ||
+	    !member_at(btf, "ext4_inode_info", "vfs_inode", &l->ei_vfs_inode, &size) ||
+	    !member_at(btf, "ext4_inode_info", "i_flags", &l->ei_flags, &l->ei_flags_size) ||
+	    (l->ei_flags_size != 4 && l->ei_flags_size != 8))
+		return false;
+	l->known = true;
+	return true;
+}
+
+bool facts_ext4_layout(struct kfacts *f, struct ext4_layout *l)
+{
+	struct mod_btf *m = NULL;
+
+	memset(l, 0, sizeof(*l));
+	if (!f->btf)
+		return false;
+	if (ext4_layout_in(f->btf, l)) {
+		snprintf(l->from, sizeof(l->from), "vmlinux");
+		return true;
+	}
+	for (int k = 0; k < f->nr_mods; k++)
+		if (!strcmp(f->mods[k].name, "ext4"))
+			m = &f->mods[k];
+	if (!m && f->nr_mods < FACT_MAX_MODS) {
+		m = &f->mods[f->nr_mods++];
+		snprintf(m->name, sizeof(m->name), "ext4");
+		m->btf = btf_module_load(f->btf, m->name, &m->obj_fd);
+	}
+	if (!m || !ext4_layout_in(m->btf, l))
+		return false;
+	snprintf(l->from, sizeof(l->from), "module ext4");
+	return true;
 }

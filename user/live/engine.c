@@ -40,6 +40,11 @@ static void set_rodata(struct iomapdirty_bpf *skel, const struct plan *p,
 	ro->track_physical = o->verify;
 	ro->folio_ptr_hook = p->hooks[HOOK_FOLIO_PTR].chosen;
 	ro->bh_backend = plan_bh_backend(p);
+	ro->ext4_layout_known = p->ext4.known;
+	ro->ext4_sbi_mount_opt = p->ext4.sbi_mount_opt;
+	ro->ext4_ei_vfs_inode = p->ext4.ei_vfs_inode;
+	ro->ext4_ei_flags = p->ext4.ei_flags;
+	ro->ext4_ei_flags_size = p->ext4.ei_flags_size;
 	ro->simulate_clean_every = o->simulate_clean_every;
 	ro->simulate_unseen_bios = o->simulate_unseen_bios;
 	ro->accounting = p->accounting;

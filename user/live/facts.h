@@ -11,6 +11,7 @@
 #define IOMAPDIRTY_FACTS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #define FACT_NAME_LEN	64
@@ -162,5 +163,26 @@ const struct tp_fact *facts_tp(const struct kfacts *f, const char *name);
 void facts_btf_tp(const struct btf *btf, struct tp_fact *tp);
 /* Tracepoints not in vmlinux's BTF looked up in their module's (btf_module.c) */
 void facts_module_tps(struct kfacts *f);
+
+/*
+ * Where ext4 keeps what tells a file's data journalled apart
+ * (ext4_should_journal_data(); bpf/fs_kind.bpf.h reads it at these
+ * offsets): the mount options in struct ext4_sb_info, the inode's flags in
+ * struct ext4_inode_info around its vfs_inode.
+ */
+struct ext4_layout {
+	bool known;
+	uint32_t sbi_mount_opt;		/* offset of s_mount_opt (4 bytes) */
+	uint32_t ei_vfs_inode;		/* offset of vfs_inode */
+	uint32_t ei_flags;			/* offset of i_flags */
+	uint32_t ei_flags_size;		/* 4 or 8 */
+	char from[FACT_NAME_LEN];	/* "vmlinux", or "module ext4" */
+};
+/*
+ * ext4's layout from vmlinux's BTF, else from the ext4 module's (Debian
+ * builds ext4 as a module: its types are in /sys/kernel/btf/ext4 only).
+ * false where neither has the types (or facts came from a file).
+ */
+bool facts_ext4_layout(struct kfacts *f, struct ext4_layout *l);
 
 #endif

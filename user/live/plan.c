@@ -474,6 +474,24 @@ static void plan_buffer_heads(struct kfacts *f, struct plan *p)
 			break;
 		}
 	}
+	/*
+	 * Journalled data (data=journal, chattr +j) goes to the journal, not
+	 * by the backend's hooks: those files must be told apart, with ext4's
+	 * own types. Where the kernel's BTF has none (facts from a file: not
+	 * known, nothing is loaded), a session could not: no backend.
+	 */
+	if (!why && f->btf && !facts_ext4_layout(f, &p->ext4)) {
+		for (i = 0; i < NR_BH_HOOKS; i++) {
+			struct hook_plan *h = &p->hooks[bh_hooks[i]];
+
+			h->chosen = false;
+			h->prog = NULL;
+			snprintf(h->note, sizeof(h->note), "ext4 not counted: its types "
+				 "(ext4_sb_info, ext4_inode_info) are in no BTF, so files "
+				 "whose data is journalled could not be told apart");
+		}
+		return;
+	}
 	if (!why) {
 		snprintf(p->hooks[HOOK_BH_WRITE].note, sizeof(p->hooks[0].note),
 			 "ext4 (buffer heads): each write(2)'s part of a folio, after the "

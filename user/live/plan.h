@@ -53,6 +53,8 @@ struct plan {
 	char cgroup_why[200];
 	/* what the BPF side records: plan_set_accounting() */
 	enum accounting_level accounting;
+	/* the buffer-head backend's: which ext4 files journal their data */
+	struct ext4_layout ext4;
 	bool ok;			/* every required hook has a target */
 	char error[256];
 };

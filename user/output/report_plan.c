@@ -18,6 +18,7 @@ struct backend_row {
 	const char *backend;	/* NULL: none */
 	bool chosen;
 	char why[320];		/* "": counted */
+	char note[160];		/* "": nothing to add */
 };
 
 #define FS_KIND_ROW(id, magic, name, watched, why)	{ name, watched, why },
@@ -36,9 +37,13 @@ static void backend_row(const struct plan *p, int kind, struct backend_row *r)
 	r->backend = fs_kind_rows[kind].watched ? "iomap" : NULL;
 	r->chosen = r->backend && p->ok;
 	r->why[0] = 0;
+	r->note[0] = 0;
 	if (kind == FS_KIND_EXT4 && plan_bh_backend(p)) {
 		r->backend = "buffer_heads";
 		r->chosen = true;
+		if (p->ext4.known)
+			snprintf(r->note, sizeof(r->note), "data=journal files told apart "
+				 "with ext4's types from %s's BTF", p->ext4.from);
 	} else if (r->backend && !p->ok)
 		snprintf(r->why, sizeof(r->why), "rejected: %s", p->error);
 	else if (!r->backend)
@@ -54,8 +59,9 @@ static void plan_print_backends(const struct plan *p, FILE *out)
 	fprintf(out, "%-18s %-12s %s\n", "FILESYSTEM", "BACKEND", "NOTE");
 	for (int k = 0; k < NR_FS_KINDS; k++) {
 		backend_row(p, k, &r);
-		fprintf(out, "%-18s %-12s %s\n", r.fs, r.backend ? r.backend : "-",
-			r.chosen ? "counted: the hooks above" : r.why);
+		fprintf(out, "%-18s %-12s %s%s%s\n", r.fs, r.backend ? r.backend : "-",
+			r.chosen ? "counted: the hooks above" : r.why,
+			r.note[0] ? "; " : "", r.note);
 	}
 }
 
@@ -72,6 +78,7 @@ static void plan_write_backends(const struct plan *p, struct json *j)
 		json_kv_string(j, "backend", r.backend);
 		json_kv_bool(j, "chosen", r.chosen);
 		json_kv_string(j, "why", r.why[0] ? r.why : NULL);
+		json_kv_string(j, "note", r.note[0] ? r.note : NULL);
 		json_object_end(j);
 	}
 	json_array_end(j);

@@ -938,6 +938,7 @@ ext4_scatter() {
 		ext4_check $rf $f
 		ext4_verify
 		ext4_always_on
+		ext4_journal_inode
 	fi
 	DEV=$1 DEVT=$2 LOG0=$3 LOG1=$4
 	rm -f $f
@@ -1010,6 +1011,39 @@ ext4_always_on() {
 	echo "VMRESULT ext4_always_on variant=$V app_bytes=$(r app_bytes) dirty_blocks=$(r dirty_blocks)" \
 		"folios=$(r folios) submitted_blocks=$(r submitted_blocks) submitted_bytes=$(r submitted_bytes)"
 	rm -f $f
+}
+
+# ext4_journal_inode: a file whose data ext4 journals (chattr +j on a
+# nodelalloc mount: the guest's root has CAP_SYS_RESOURCE, which the
+# development host lacks) beside one it does not, both written in one run:
+# the first named NOT WATCHED ("ext4 data=journal"), in no figure; the
+# filesystem's figures exactly the other file's.
+ext4_journal_inode() {
+	n=ext4_journal_inode
+	umount $EXT4_MNT && mount -t ext4 -o nodelalloc $EXT4_LOOP $EXT4_MNT ||
+		{ vmtest_fail $n.mount "mount -o nodelalloc failed"; return; }
+	workload prep $EXT4_MNT/g $PREP_SIZE >/dev/null && workload prep $EXT4_MNT/h $PREP_SIZE >/dev/null
+	chattr +j $EXT4_MNT/g
+	check "$n.chattr" 0 $? "chattr +j (needs CAP_SYS_RESOURCE)"
+	sync
+	timeout $RUN_TIMEOUT iomapdirty run -q $RUN_SCOPE --mount $EXT4_MNT --json $W/ej.json -- \
+		sh -c "workload scatter $EXT4_MNT/g --count 6 --len $WLEN --stride $STRIDE_ALIGNED \
+			>$W/ej-g.json && workload scatter $EXT4_MNT/h --count 4 --len $WLEN \
+			--stride $STRIDE_ALIGNED >$W/ej-h.json"
+	check "$n.exit" 0 $? "iomapdirty run on a nodelalloc ext4 with a chattr +j file"
+	ino=$(stat -c %i $EXT4_MNT/g)
+	echo "--- $n: unwatched $(jqm -c .unwatched_filesystems $W/ej.json)"
+	check "$n.listed" true "$(jqm --argjson w "$(jqm .folios $W/ej-g.json)" \
+		'[.unwatched_filesystems[] | select(.kind == "ext4 data=journal") |
+		.folios_dirtied >= $w] == [true]' $W/ej.json)" "the journalled file's folios named"
+	check "$n.not_counted" 0 "$(jqm --argjson i $ino '[.files[] | select(.ino == $i)] | length' \
+		$W/ej.json)" "the journalled file in no figure"
+	load X_ $W/ej-h.json "$EXP_PICK"
+	load R_ $W/ej.json .totals
+	for k in app_bytes dirty_blocks submitted_blocks folios; do
+		check "$n.$k" "$(x $k)" "$(val R_ $k)" "the filesystem's figures: the other file's"
+	done
+	rm -f $EXT4_MNT/g $EXT4_MNT/h
 }
 
 # ext4_verify: `verify --mount` of the ext4 around the scattered overwrites
