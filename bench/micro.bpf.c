@@ -289,11 +289,7 @@ static __always_inline void file_add(const struct inode_facts *fi, __u64 v)
 	if (!last || (last->ino == k.ino && last->dev == k.dev))
 		return;
 	*last = k;
-	s = bpf_map_lookup_elem(&micro_files, &k);
-	if (!s) {
-		bpf_map_update_elem(&micro_files, &k, &zero, BPF_NOEXIST);
-		s = bpf_map_lookup_elem(&micro_files, &k);
-	}
+	s = map_lookup_or_try_init(&micro_files, &k, &zero, NO_COUNTER);
 	if (s)
 		__sync_fetch_and_add(&s->folios, v);
 }

@@ -655,13 +655,12 @@ def floor_weighted(wl, per_io):
 
 
 seed_wb, hot_wb = hook_ns("seed", "writeback_folio", "aon_ns"), hook_ns("hot", "writeback_folio", "aon_ns")
+seed_fl, hot_fl = micro_ns("seed", "wb_floor"), micro_ns("hot", "wb_floor")
 target("seed vs hot: always-on writeback per event on large folios with one dirty block "
        "(seed: 1 KiB writes + fdatasync into folios up to 2 MiB) <= 3x order-0's (hot)",
        {"seed_ns": seed_wb, "hot_ns": hot_wb,
         "ratio": seed_wb / hot_wb if seed_wb and hot_wb else None,
-        "floor_ratio": (micro_ns("seed", "wb_floor") / micro_ns("hot", "wb_floor")
-                        if micro_ns("seed", "wb_floor") and micro_ns("hot", "wb_floor")
-                        else None)},
+        "floor_ratio": seed_fl / hot_fl if seed_fl and hot_fl else None},
        seed_wb / hot_wb <= 3 if seed_wb and hot_wb else None)
 for wl in ("seed", "many"):
     for key, level, limit in (("aon_ns", "always-on", 1), ("tool_ns", "full", 1.5)):

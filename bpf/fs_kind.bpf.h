@@ -81,12 +81,8 @@ static __always_inline bool ext4_journals_data(struct inode *inode)
 		return false;
 	/* i_flags is an unsigned long: its low bits are its first bytes only
 	 * on a little-endian CPU, so it is read whole */
-	if (ext4_ei_flags_size == 8)
-		bpf_probe_read_kernel(&flags, 8, (void *)inode - ext4_ei_vfs_inode +
-				      ext4_ei_flags);
-	else
-		bpf_probe_read_kernel(&flags, 4, (void *)inode - ext4_ei_vfs_inode +
-				      ext4_ei_flags);
+	bpf_probe_read_kernel(&flags, ext4_ei_flags_size == 8 ? 8 : 4,
+			      (void *)inode - ext4_ei_vfs_inode + ext4_ei_flags);
 	return (flags >> EXT4_INODE_JOURNAL_DATA_BIT) & 1;
 }
 

@@ -49,6 +49,26 @@ static struct btf *btf_module_load(const struct btf *vmlinux, const char *name, 
 }
 
 /*
+ * Module 'name' (its first n bytes), its BTF read the first time it is
+ * asked for and kept (m->btf NULL: not loaded); NULL when the facts hold
+ * as many modules as they can.
+ */
+static struct mod_btf *module_btf(struct kfacts *f, const char *name, size_t n)
+{
+	struct mod_btf *m;
+
+	for (int k = 0; k < f->nr_mods; k++)
+		if (!strncmp(f->mods[k].name, name, n) && !f->mods[k].name[n])
+			return &f->mods[k];
+	if (f->nr_mods >= FACT_MAX_MODS)
+		return NULL;
+	m = &f->mods[f->nr_mods++];
+	snprintf(m->name, sizeof(m->name), "%.*s", (int)n, name);
+	m->btf = btf_module_load(f->btf, m->name, &m->obj_fd);
+	return m;
+}
+
+/*
  * Tracepoints missing from vmlinux's BTF may be a module's (XFS's on
  * Debian): a module's trace events are named after it (xfs_*), so the
  * module is the name's first word. Its BTF is read once, kept for trials.
@@ -58,18 +78,11 @@ void facts_module_tps(struct kfacts *f)
 	for (int i = 0; i < f->nr_tps; i++) {
 		struct tp_fact *tp = &f->tps[i];
 		size_t n = strcspn(tp->name, "_");
-		struct mod_btf *m = NULL;
+		struct mod_btf *m;
 
 		if (tp->proto.in_btf || !tp->name[n])
 			continue;
-		for (int k = 0; k < f->nr_mods; k++)
-			if (!strncmp(f->mods[k].name, tp->name, n) && !f->mods[k].name[n])
-				m = &f->mods[k];
-		if (!m && f->nr_mods < FACT_MAX_MODS) {
-			m = &f->mods[f->nr_mods++];
-			snprintf(m->name, sizeof(m->name), "%.*s", (int)n, tp->name);
-			m->btf = btf_module_load(f->btf, m->name, &m->obj_fd);
-		}
+		m = module_btf(f, tp->name, n);
 		if (!m || !m->btf)
 			continue;
 		facts_btf_tp(m->btf, tp);
@@ -119,7 +132,7 @@ static bool ext4_layout_in(const struct btf *btf, struct ext4_layout *l)
 
 bool facts_ext4_layout(struct kfacts *f, struct ext4_layout *l)
 {
-	struct mod_btf *m = NULL;
+	struct mod_btf *m;
 
 	memset(l, 0, sizeof(*l));
 	if (!f->btf)
@@ -128,14 +141,7 @@ bool facts_ext4_layout(struct kfacts *f, struct ext4_layout *l)
 		snprintf(l->from, sizeof(l->from), "vmlinux");
 		return true;
 	}
-	for (int k = 0; k < f->nr_mods; k++)
-		if (!strcmp(f->mods[k].name, "ext4"))
-			m = &f->mods[k];
-	if (!m && f->nr_mods < FACT_MAX_MODS) {
-		m = &f->mods[f->nr_mods++];
-		snprintf(m->name, sizeof(m->name), "ext4");
-		m->btf = btf_module_load(f->btf, m->name, &m->obj_fd);
-	}
+	m = module_btf(f, "ext4", strlen("ext4"));
 	if (!m || !ext4_layout_in(m->btf, l))
 		return false;
 	snprintf(l->from, sizeof(l->from), "module ext4");

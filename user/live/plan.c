@@ -457,9 +457,27 @@ static const enum hook bh_hooks[] = {
 };
 #define NR_BH_HOOKS	(sizeof(bh_hooks) / sizeof(bh_hooks[0]))
 
+/*
+ * All or none: every hook of the backend let go, each saying 'reason'
+ * (the hook 'failed' alone, the others that the backend needs all five;
+ * NR_BH_HOOKS: no one hook failed).
+ */
+static void bh_let_go(struct plan *p, unsigned int failed, const char *reason)
+{
+	for (unsigned int j = 0; j < NR_BH_HOOKS; j++) {
+		struct hook_plan *h = &p->hooks[bh_hooks[j]];
+
+		h->chosen = false;
+		h->prog = NULL;
+		snprintf(h->note, sizeof(h->note), "ext4 not counted: %s%s", reason,
+			 j == failed || failed == NR_BH_HOOKS ? "" :
+			 " (the backend needs all five)");
+	}
+}
+
 static void plan_buffer_heads(struct kfacts *f, struct plan *p)
 {
-	const char *why = NULL;
+	char reason[96];
 	unsigned int i;
 
 	for (i = 0; i < NR_BH_HOOKS; i++) {
@@ -470,8 +488,10 @@ static void plan_buffer_heads(struct kfacts *f, struct plan *p)
 		if (!tp_usable(f, tp, h) || !tp_fits(f, k, tp) ||
 		    !choose_tp(f, p, k, tp, PROG_ANY_VARIANT) ||
 		    h->prog->kind != PROG_TP_BTF) {
-			why = hook_names[k];
-			break;
+			snprintf(reason, sizeof(reason), "no tp_btf program for '%s'",
+				 hook_names[k]);
+			bh_let_go(p, i, reason);
+			return;
 		}
 	}
 	/*
@@ -480,43 +500,25 @@ static void plan_buffer_heads(struct kfacts *f, struct plan *p)
 	 * own types. Where the kernel's BTF has none (facts from a file: not
 	 * known, nothing is loaded), a session could not: no backend.
 	 */
-	if (!why && f->btf && !facts_ext4_layout(f, &p->ext4)) {
-		for (i = 0; i < NR_BH_HOOKS; i++) {
-			struct hook_plan *h = &p->hooks[bh_hooks[i]];
-
-			h->chosen = false;
-			h->prog = NULL;
-			snprintf(h->note, sizeof(h->note), "ext4 not counted: its types "
-				 "(ext4_sb_info, ext4_inode_info) are in no BTF, so files "
-				 "whose data is journalled could not be told apart");
-		}
+	if (f->btf && !facts_ext4_layout(f, &p->ext4)) {
+		bh_let_go(p, NR_BH_HOOKS, "its types (ext4_sb_info, ext4_inode_info) "
+			  "are in no BTF, so files whose data is journalled could not "
+			  "be told apart");
 		return;
 	}
-	if (!why) {
-		snprintf(p->hooks[HOOK_BH_WRITE].note, sizeof(p->hooks[0].note),
-			 "ext4 (buffer heads): each write(2)'s part of a folio, after the "
-			 "copy; a short copy is a loss (buffer_head_short_copy)");
-		snprintf(p->hooks[HOOK_BH_WRITE_ND].note, sizeof(p->hooks[0].note),
-			 "ext4 without delayed allocation (nodelalloc, or its fallback)");
-		snprintf(p->hooks[HOOK_BH_DIRTY].note, sizeof(p->hooks[0].note),
-			 "ext4: each block gone clean -> dirty (mark_buffer_dirty), the "
-			 "kernel's per-block dirty state");
-		snprintf(p->hooks[HOOK_BH_INVALIDATE].note, sizeof(p->hooks[0].note),
-			 "ext4: records of truncated dirty pages forgotten");
-		snprintf(p->hooks[HOOK_BH_BIO].note, sizeof(p->hooks[0].note),
-			 "ext4 writeback: each write bio's folios and blocks, from its "
-			 "bio_vecs; a folio ends at its thread's next one or the flush");
-		return;
-	}
-	/* all or none: the ones chosen before the one that failed let go */
-	for (unsigned int j = 0; j < NR_BH_HOOKS; j++) {
-		struct hook_plan *h = &p->hooks[bh_hooks[j]];
-
-		h->chosen = false;
-		h->prog = NULL;
-		snprintf(h->note, sizeof(h->note), "ext4 not counted: no tp_btf program "
-			 "for '%s'%s", why, j == i ? "" : " (the backend needs all five)");
-	}
+	snprintf(p->hooks[HOOK_BH_WRITE].note, sizeof(p->hooks[0].note),
+		 "ext4 (buffer heads): each write(2)'s part of a folio, after the "
+		 "copy; a short copy is a loss (buffer_head_short_copy)");
+	snprintf(p->hooks[HOOK_BH_WRITE_ND].note, sizeof(p->hooks[0].note),
+		 "ext4 without delayed allocation (nodelalloc, or its fallback)");
+	snprintf(p->hooks[HOOK_BH_DIRTY].note, sizeof(p->hooks[0].note),
+		 "ext4: each block gone clean -> dirty (mark_buffer_dirty), the "
+		 "kernel's per-block dirty state");
+	snprintf(p->hooks[HOOK_BH_INVALIDATE].note, sizeof(p->hooks[0].note),
+		 "ext4: records of truncated dirty pages forgotten");
+	snprintf(p->hooks[HOOK_BH_BIO].note, sizeof(p->hooks[0].note),
+		 "ext4 writeback: each write bio's folios and blocks, from its "
+		 "bio_vecs; a folio ends at its thread's next one or the flush");
 }
 
 void plan_drop_bh_backend(struct plan *p, const char *why)
