@@ -40,6 +40,7 @@
 #include <bpf/bpf_core_read.h>
 #include "iomapdirty.h"
 #include "biovec.bpf.h"
+#include "block_dirty.bpf.h"
 #include "fs_kind.bpf.h"
 #include "kernel_facts.bpf.h"
 #include "maps.bpf.h"
@@ -49,21 +50,16 @@
 #include "write.bpf.h"
 #include "writeback.bpf.h"
 
-#define S_IFMT_BITS	00170000
-#define S_IFREG_BITS	0100000
 #define REQ_OP_BITS_MASK	0xff
 #define REQ_OP_WRITE_VAL	1
+/* include/linux/blk_types.h: BIO_CLONED, 1 from 4.x to 6.18 (an anonymous
+ * enum, which CO-RE cannot relocate) */
+#define BIO_CLONED_BIT		1
 
-/*
- * A regular file of a buffer-head filesystem the backend counts: not one
- * whose data ext4 journals (its bios are the journal's and the
- * checkpoint's, fs_kind_of_file()).
- */
+/* ext4's regular files the buffer-head backend counts */
 static __always_inline bool bh_counted(struct inode *inode)
 {
-	__u16 mode = BPF_CORE_READ(inode, i_mode);
-
-	return (mode & S_IFMT_BITS) == S_IFREG_BITS && fs_kind_bh(fs_kind_of_file(inode));
+	return walked_kind(inode) == FS_KIND_EXT4;
 }
 
 /* ext4_da_write_end, ext4_write_end: one folio's part of a write(2). */
@@ -121,39 +117,6 @@ int BPF_PROG(btf_ext4_invalidate, struct folio *folio, size_t offset, size_t len
 	return 0;
 }
 
-/* The folio of a page (compound_head: bit 0 set on a tail page). */
-static __always_inline struct page *page_head(struct page *pg)
-{
-	unsigned long ch = BPF_CORE_READ(pg, compound_head);
-
-	return ch & 1 ? (void *)(ch - 1) : pg;
-}
-
-/* A block of page 'index' of file fi gone clean -> dirty. */
-static __always_inline void bh_block_dirtied(const struct inode_facts *fi, __u64 pos,
-					     __u64 folio_index, bool folio_clean, bool wanted)
-{
-	struct page_key key = { .dev = fi->dev, .ino = fi->ino };
-	struct page_rec *rec;
-	__u64 bit = (pos & ((1ULL << page_shift) - 1)) >> fi->blkbits;
-
-	key.index = folio_index;
-	if (folio_clean) {
-		rec = page_rec_get(&key);
-		if (rec)
-			__sync_fetch_and_or(&rec->bh_flags, PAGE_REC_BH_FOLIO_DIRTIED);
-	}
-	key.index = pos >> page_shift;
-	rec = page_rec_get(&key);
-	if (!rec)
-		return;
-	if (bit < 64)
-		__sync_fetch_and_or(&rec->bh_dirty, 1ULL << bit);
-	/* a wanted writer's dirtying (mmap: no write(2)) counts its folio */
-	if (wanted && !(rec->bh_flags & PAGE_REC_BH_WANTED))
-		__sync_fetch_and_or(&rec->bh_flags, PAGE_REC_BH_WANTED);
-}
-
 SEC("tp_btf/block_dirty_buffer")
 int BPF_PROG(btf_bh_dirty, struct buffer_head *bh)
 {
@@ -203,6 +166,7 @@ struct bh_bio_walk {
 	struct inode_facts fi;
 	struct iomap_facts m;
 	struct submit_tally t;	/* the bio's data blocks, for verify */
+	__u64 holder;		/* who opened the bio's device (bd_holder) */
 	__u32 bdev;
 };
 
@@ -263,6 +227,30 @@ __noinline int bh_submit(struct bh_bio_walk *w, __u64 pos, __u64 bytes)
 }
 
 /*
+ * A btrfs folio's segment is counted on a device the btrfs opened itself
+ * (bd_holder: its superblock, or its filesystem type before 6.8; a loop
+ * device's backing disk, or a stacked device's, is someone else's). Its
+ * clones are not walked (btf_bh_bio): a mirrored block (DUP, RAID1) is
+ * counted once, in the bio the copies were cloned from. Folios of several
+ * blocks (large folios, btrfs 6.17+ with CONFIG_BTRFS_EXPERIMENTAL) keep
+ * their dirty blocks in btrfs's own bitmap, which no hook reads: a loss.
+ */
+static __always_inline bool btrfs_bio_counted(const struct bh_bio_walk *w,
+					      struct inode *inode, __u64 fbytes,
+					      __u32 blkbits)
+{
+	struct super_block *sb = BPF_CORE_READ(inode, i_sb);
+
+	if (w->holder != (__u64)sb && w->holder != (__u64)BPF_CORE_READ(sb, s_type))
+		return false;
+	if (fbytes != 1ULL << (blkbits & 63)) {
+		count(CNT_BTRFS_MULTIBLOCK_FOLIO);
+		return false;
+	}
+	return true;
+}
+
+/*
  * The segment of one folio the walk is at ('pg', 'bytes'), submitted in
  * its folio context, which it begins unless that folio is in progress
  * there. A global function, verified once: inlined in bpf_loop's callback
@@ -278,6 +266,7 @@ __noinline int bh_segment(struct bh_bio_walk *w, __u64 pg, __u64 bytes)
 	struct inode_facts *fi;
 	struct page *head;
 	struct inode *inode;
+	enum fs_kind kind;
 	struct wb_ctx *c;
 	__u64 fpos, fbytes, off;
 	bool same;
@@ -290,12 +279,20 @@ __noinline int bh_segment(struct bh_bio_walk *w, __u64 pg, __u64 bytes)
 	if (!mapping || ((__u64)mapping & 3))
 		return 0;
 	inode = BPF_CORE_READ(mapping, host);
-	if (!inode || !bh_counted(inode))
+	if (!inode)
+		return 0;
+	kind = walked_kind(inode);
+	if (kind == FS_KIND_OTHER)
 		return 0;
 	inode_facts_core(inode, fi, true);
-	if (fi->dev != w->bdev)
-		return 0;	/* a stacked device's clone: counted at the top */
 	fbytes = folio_bytes((struct folio *)head);
+	if (kind == FS_KIND_BTRFS) {
+		if (!btrfs_bio_counted(w, inode, fbytes, fi->blkbits))
+			return 0;
+		fi->dev = btrfs_subvol_dev(inode);
+	} else if (fi->dev != w->bdev) {
+		return 0;	/* a stacked device's clone: counted at the top */
+	}
 	fpos = (__u64)BPF_CORE_READ((struct folio *)head, index) << page_shift;
 	off = ((pg - (__u64)head) / psize << page_shift) +
 	      (w->v.off & ((1ULL << page_shift) - 1));
@@ -393,10 +390,21 @@ int BPF_PROG(btf_bh_bio, struct bio *bio)
 	if (!bio || (BPF_CORE_READ(bio, bi_opf) & REQ_OP_BITS_MASK) != REQ_OP_WRITE_VAL)
 		return 0;
 	count(CNT_BH_BIO_EVENTS);
+	/*
+	 * A clone shares its parent's bio_vecs, with none of its own
+	 * (bi_vcnt 0): a mirror's copy (btrfs DUP, RAID1), a part split off
+	 * (btrfs's stripes: RAID0/10/5/6), a stacked device's. Not walked,
+	 * counted.
+	 */
+	if ((BPF_CORE_READ(bio, bi_flags) >> BIO_CLONED_BIT) & 1) {
+		count(CNT_CLONED_WRITE_BIOS);
+		return 0;
+	}
 	w = bpf_map_lookup_elem(&bh_walks, &zero);
 	if (!w)
 		return 0;
 	w->bdev = BPF_CORE_READ(bio, bi_bdev, bd_dev);
+	w->holder = (__u64)BPF_CORE_READ(bio, bi_bdev, bd_holder);
 	__builtin_memset(&w->t, 0, sizeof(w->t));
 	if (!biovec_start(&w->v, bio))
 		return 0;

@@ -13,6 +13,9 @@
 #include "fs_kinds.h"
 #include "settings.bpf.h"
 
+#define S_IFMT_BITS	00170000
+#define S_IFREG_BITS	0100000
+
 static __always_inline enum fs_kind fs_kind_of_magic(unsigned long magic)
 {
 	switch (magic) {
@@ -36,12 +39,13 @@ static __always_inline bool fs_kind_watched(enum fs_kind kind)
 }
 
 /*
- * Written back with buffer heads, counted by the buffer-head backend
- * (bpf/buffer_heads.bpf.c) where the plan attaches it: ext4.
+ * Counted where the plan attaches its backend, at its write bios
+ * (bpf/buffer_heads.bpf.c): ext4 (buffer heads) and btrfs (bpf/btrfs.bpf.c).
  */
-static __always_inline bool fs_kind_bh(enum fs_kind kind)
+static __always_inline bool fs_kind_bio_walked(enum fs_kind kind)
 {
-	return kind == FS_KIND_EXT4;
+	return (bh_backend && kind == FS_KIND_EXT4) ||
+	       (btrfs_backend && kind == FS_KIND_BTRFS);
 }
 
 static __always_inline enum fs_kind fs_kind_of(struct inode *inode)
@@ -88,7 +92,8 @@ static __always_inline bool ext4_journals_data(struct inode *inode)
 
 /*
  * A file's kind: its filesystem's, with ext4's files whose data is
- * journalled apart (FS_KIND_EXT4_JOURNAL: not counted, named).
+ * journalled apart (FS_KIND_EXT4_JOURNAL: not counted, named), and btrfs
+ * with blocks smaller than the page (FS_KIND_BTRFS_SUBPAGE: the same).
  */
 static __always_inline enum fs_kind fs_kind_of_file(struct inode *inode)
 {
@@ -96,7 +101,44 @@ static __always_inline enum fs_kind fs_kind_of_file(struct inode *inode)
 
 	if (kind == FS_KIND_EXT4 && ext4_journals_data(inode))
 		return FS_KIND_EXT4_JOURNAL;
+	if (kind == FS_KIND_BTRFS && BPF_CORE_READ(inode, i_sb, s_blocksize_bits) < page_shift)
+		return FS_KIND_BTRFS_SUBPAGE;
 	return kind;
+}
+
+/*
+ * The device a btrfs file's stat() gives: its subvolume's (btrfs_root's
+ * anon_dev), not the superblock's, since inode numbers repeat across the
+ * subvolumes of one btrfs. Read at the offsets user space found in BTF
+ * (settings btrfs_*, as ext4's above); 0 if unreadable.
+ */
+static __always_inline __u32 btrfs_subvol_dev(struct inode *inode)
+{
+	void *root = NULL;
+	__u32 dev = 0;
+
+	if (bpf_probe_read_kernel(&root, sizeof(root),
+				  (void *)inode - btrfs_bi_vfs_inode + btrfs_bi_root) || !root)
+		return 0;
+	bpf_probe_read_kernel(&dev, sizeof(dev), root + btrfs_root_anon_dev);
+	return dev;
+}
+
+/*
+ * The kind of a regular file whose write bios a backend counts here (ext4,
+ * btrfs), FS_KIND_OTHER for any other: not one whose data ext4 journals
+ * (its bios are the journal's and the checkpoint's, fs_kind_of_file()),
+ * nor a btrfs's own metadata (its btree inode is not a regular file).
+ */
+static __always_inline enum fs_kind walked_kind(struct inode *inode)
+{
+	__u16 mode = BPF_CORE_READ(inode, i_mode);
+	enum fs_kind kind;
+
+	if ((mode & S_IFMT_BITS) != S_IFREG_BITS)
+		return FS_KIND_OTHER;
+	kind = fs_kind_of_file(inode);
+	return fs_kind_bio_walked(kind) ? kind : FS_KIND_OTHER;
 }
 
 #endif /* IOMAPDIRTY_FS_KIND_BPF_H */

@@ -61,6 +61,17 @@ SETTING(bool, folio_ptr_hook, false);
  */
 SETTING(bool, bh_backend, false);
 /*
+ * The btrfs backend is attached (bpf/btrfs.bpf.c, and the write bios of
+ * bpf/buffer_heads.bpf.c), with where btrfs keeps a file's subvolume
+ * device (struct btrfs_layout, user/live/facts.h: from vmlinux's BTF or the
+ * btrfs module's, as ext4's below): btrfs_inode's vfs_inode and root,
+ * btrfs_root's anon_dev.
+ */
+SETTING(bool, btrfs_backend, false);
+SETTING(__u32, btrfs_bi_vfs_inode, 0);
+SETTING(__u32, btrfs_bi_root, 0);
+SETTING(__u32, btrfs_root_anon_dev, 0);
+/*
  * Where ext4 keeps the mount options and an inode's flags (struct
  * ext4_layout, user/live/facts.h), from vmlinux's BTF or the ext4 module's:
  * the programs' CO-RE is relocated against vmlinux's only (engine_open()),

@@ -35,7 +35,7 @@ static __always_inline void unwatched_note(struct folio *folio, struct inode *in
 	struct unwatched_stats zero = {}, *u;
 
 	key.kind = fs_kind_of_file(inode);
-	if (fs_kind_watched(key.kind) || (bh_backend && fs_kind_bh(key.kind)))
+	if (fs_kind_watched(key.kind) || fs_kind_bio_walked(key.kind))
 		return;
 	/* the device page cache's inode is the device itself */
 	key.dev = key.kind == FS_KIND_BDEV ? BPF_CORE_READ(inode, i_rdev) :

@@ -248,8 +248,11 @@ static long invalidate_page_cb(__u64 i, void *data)
 	return 0;
 }
 
-/* Dirty data thrown away (truncate, hole punch): forget its records. */
-static __always_inline void record_invalidate(struct inode *inode, __u64 off, __u64 len)
+/*
+ * Dirty data of file (dev, ino) thrown away (truncate, hole punch): forget
+ * its records.
+ */
+static __always_inline void record_invalidate_ids(__u32 dev, __u64 ino, __u64 off, __u64 len)
 {
 	__u64 page_size = 1ULL << page_shift;
 	struct invalidate_walk w = {};
@@ -258,7 +261,8 @@ static __always_inline void record_invalidate(struct inode *inode, __u64 off, __
 	count(CNT_INVALIDATE_EVENTS);
 	if (always_on())	/* not attached at that level: no records */
 		return;
-	inode_ids(inode, &w.key.dev, &w.key.ino);
+	w.key.dev = dev;
+	w.key.ino = ino;
 	if (!dev_wanted(w.key.dev) || !len)
 		return;
 	/* only pages wholly inside the range */
@@ -270,6 +274,15 @@ static __always_inline void record_invalidate(struct inode *inode, __u64 off, __
 	bpf_loop(last - first > IOMAPDIRTY_MAX_FOLIO_PAGES ?
 		 IOMAPDIRTY_MAX_FOLIO_PAGES : last - first,
 		 invalidate_page_cb, &w, 0);
+}
+
+static __always_inline void record_invalidate(struct inode *inode, __u64 off, __u64 len)
+{
+	__u32 dev;
+	__u64 ino;
+
+	inode_ids(inode, &dev, &ino);
+	record_invalidate_ids(dev, ino, off, len);
 }
 
 #endif /* IOMAPDIRTY_WRITE_BPF_H */

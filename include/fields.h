@@ -192,7 +192,14 @@ enum wa_field_merge { WA_STATS_FIELDS(WA_MERGE_ENUM) };
 	/* buffer heads (ext4, bpf/buffer_heads.bpf.c): blocks of	\
 	 * watched files gone clean -> dirty, and write bios looked at */	\
 	X(CNT_BH_DIRTY_EVENTS,		"buffer_dirty_events")		\
-	X(CNT_BH_BIO_EVENTS,		"buffer_head_bio_events")
+	X(CNT_BH_BIO_EVENTS,		"buffer_head_bio_events")		\
+	/* write bios that are clones (bpf/buffer_heads.bpf.c: a	\
+	 * mirror's copy, a split part, a stacked device's), not walked */ \
+	X(CNT_CLONED_WRITE_BIOS,	"cloned_write_bios")		\
+	/* btrfs (bpf/btrfs.bpf.c): write syscalls into its files seen	\
+	 * at their start, and folios gone clean -> dirty */		\
+	X(CNT_BTRFS_WRITE_SYSCALLS,	"btrfs_write_syscalls")		\
+	X(CNT_BTRFS_DIRTY_EVENTS,	"btrfs_dirty_events")
 
 #define LOSS_COUNTERS(X)						\
 	X(CNT_PAGE_MAP_FULL,		"page_map_full")		\
@@ -232,6 +239,12 @@ enum wa_field_merge { WA_STATS_FIELDS(WA_MERGE_ENUM) };
 	 * kernel may then commit nothing, which the tracepoint cannot	\
 	 * tell; its bytes are in no figure */				\
 	X(CNT_BH_SHORT_COPY,		"buffer_head_short_copy")	\
+	/* btrfs: a folio of several blocks, whose dirty blocks are in	\
+	 * btrfs's own bitmap (large folios): not counted */		\
+	X(CNT_BTRFS_MULTIBLOCK_FOLIO,	"btrfs_multiblock_folio")	\
+	/* btrfs: a write syscall with no room to keep its request for	\
+	 * its end (task storage): its bytes are in no figure */		\
+	X(CNT_BTRFS_WRITE_UNKEPT,	"btrfs_write_unkept")		\
 	/* kernel-side misses, read by user space (engine.c), never	\
 	 * counted by the BPF programs: runs skipped by recursion	\
 	 * protection (bpf_prog_info), kprobe/kretprobe hits missed	\

@@ -7,10 +7,12 @@
  * watched  1: written back through iomap, the figures count it; 0: its
  *          folios dirtied are only counted per filesystem, as "not
  *          watched", and every observing command says so with 'why';
- *          ext4 is counted instead where the plan attaches the
- *          buffer-head backend (bpf/buffer_heads.bpf.c, fs_kind_bh()).
+ *          ext4 and btrfs are counted instead where the plan attaches
+ *          their backends (bpf/buffer_heads.bpf.c, bpf/btrfs.bpf.c:
+ *          fs_kind_bio_walked()).
  * ext4 whose file data is journalled is a kind of its own, not counted
- * (FS_KIND_EXT4_JOURNAL).
+ * (FS_KIND_EXT4_JOURNAL), and so is btrfs with blocks smaller than the
+ * page (FS_KIND_BTRFS_SUBPAGE).
  * The block device's own page cache (raw writes to /dev/X, and the
  * metadata buffers of a filesystem on it) has the bdev pseudo-filesystem's
  * magic; it is reported under the device's number (inode->i_rdev).
@@ -25,6 +27,8 @@
  * where no s_magic is.
  */
 #define FS_MAGIC_NONE_EXT4_JOURNAL	0x1000000ef53ULL
+/* btrfs with blocks smaller than a page (fs_kind_of_file()) */
+#define FS_MAGIC_NONE_BTRFS_SUBPAGE	0x1009123683eULL
 
 #define FS_KINDS(X)							\
 	X(FS_KIND_OTHER, 0, "other", 0,					\
@@ -40,8 +44,12 @@
 	  "delalloc): the data goes to the journal first and to its place at "	\
 	  "checkpoint, not through the writeback the buffer-head backend follows") \
 	X(FS_KIND_BTRFS, 0x9123683e, "btrfs", 0,			\
-	  "its own writeback (extent maps, subpage bitmaps), not iomap: no "	\
-	  "btrfs backend yet")						\
+	  "its own writeback, not iomap: its backend needs tp_btf "	\
+	  "programs and btrfs's types in BTF, not in this plan")	\
+	X(FS_KIND_BTRFS_SUBPAGE, FS_MAGIC_NONE_BTRFS_SUBPAGE, "btrfs subpage", 0, \
+	  "btrfs with blocks smaller than the page: which blocks of a "	\
+	  "folio are dirty is in btrfs's own subpage bitmap, which no hook " \
+	  "of the btrfs backend reads")					\
 	X(FS_KIND_BDEV, 0x62646576, "block device", 0,			\
 	  "the device's own page cache (raw writes, or metadata of a "	\
 	  "filesystem on it): written back with buffer heads, no backend") \

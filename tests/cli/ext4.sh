@@ -21,14 +21,14 @@ source "$here/lib.sh"
 source "$here/../e2e/e2e_lib.sh"
 # shellcheck source=../lib/xfsloop.sh
 source "$here/../lib/xfsloop.sh"
+# shellcheck source=../lib/blocktrace.sh
+source "$here/../lib/blocktrace.sh"
 # in tmpfs: CMD's writes of its own (the workload's figures on stdout)
 # must not land on an ext4, which this host's root may be
 work=$(mktemp -d /dev/shm/cli_ext4.XXXXXX)
-T=/sys/kernel/tracing
 mnt="" loop=""
 cleanup() {
-	echo 0 >"$T/events/block/block_rq_issue/enable" 2>/dev/null
-	echo 0 >"$T/events/block/block_rq_issue/filter" 2>/dev/null
+	blocktrace_off
 	[[ -n $mnt ]] && mountpoint -q "$mnt" && umount "$mnt"
 	[[ -n $loop ]] && losetup -d "$loop" 2>/dev/null
 	xfsloop_cleanup_all
@@ -50,63 +50,10 @@ ext4_fresh() {
 		loop=$(losetup --find --show "$work/img") && mount -t ext4 "$loop" "$mnt"
 }
 
-trace_start() {	# block_rq_issue on the loop device only
-	local devt
-	devt=$(<"/sys/block/${loop#/dev/}/dev")
-	echo 0 >"$T/tracing_on"
-	echo >"$T/trace"
-	echo "dev == $(((${devt%:*} << 20) | ${devt#*:}))" \
-		>"$T/events/block/block_rq_issue/filter"
-	echo 1 >"$T/events/block/block_rq_issue/enable"
-	echo 1 >"$T/tracing_on"
-}
-
-trace_stop() {
-	echo 0 >"$T/tracing_on"
-	cat "$T/trace" >"$1"
-	echo 0 >"$T/events/block/block_rq_issue/enable"
-	echo >"$T/trace"
-}
-
-# write_bytes TRACE: bytes of every write request
-write_bytes() {
-	awk '/ block_rq_issue: / { sub(/.* block_rq_issue: /, ""); if ($2 !~ /W/) next
-		split($0, a, / \+ /); split(a[2], r, " "); b += r[1] * 512 }
-		END { print b + 0 }' "$1"
-}
-
 # data_bytes TRACE FILE: bytes of write requests inside FILE's extents
 data_bytes() {
 	xfs_io -r -c fiemap "$2" | sed -n 's/.*\]: *\([0-9]*\)\.\.\([0-9]*\).*/\1 \2/p' |
-		awk 'BEGIN { n = 0 }
-		FNR == NR { es[n] = $1; ee[n] = $2 + 1; n++; next }
-		/ block_rq_issue: / {
-			sub(/.* block_rq_issue: /, "")
-			if ($2 !~ /W/) next
-			split($0, a, / \+ /); k = split(a[1], l, " "); split(a[2], r, " ")
-			s = l[k]; e = s + r[1]
-			for (i = 0; i < n; i++) {
-				lo = s > es[i] ? s : es[i]; hi = e < ee[i] ? e : ee[i]
-				if (hi > lo) b += (hi - lo) * 512
-			}
-		}
-		END { print b + 0 }' - "$1"
-}
-
-# per_folio_hist NAME RUN_JSON HIST WANT: the run file's histogram HIST
-# against the workload's per-folio values WANT ({"value": folios}), bucket
-# by bucket (buckets matched by their bounds)
-per_folio_hist() {
-	local got
-	got=$(jq -c --arg h "$3" --argjson want "$4" '
-		def inb($v): (if .min_exclusive then $v > .min else $v >= .min end)
-			and (.max == null or (if .max_exclusive then $v < .max
-			else $v <= .max end));
-		($want | to_entries | map({v: (.key | tonumber), c: .value})) as $w
-		| [.histograms[$h].buckets[] | . as $b
-			| select(.count != ([$w[] | select(. as $x | $b | inb($x.v)) | .c]
-				| add // 0))] | length' "$2")
-	check "$1" 0 "$got"
+		bytes_inside "$1"
 }
 
 STATS=(app_bytes write_calls app_dirty_blocks other_dirty_blocks dirty_blocks

@@ -114,9 +114,11 @@ fi
 check unwatched.raw.app_bytes 0 "$(jq '.totals.app_bytes' "$work/raw.json")"
 check unwatched.raw.write_calls 0 "$(jq '.totals.write_calls' "$work/raw.json")"
 
-# btrfs (no backend): a run writing into a btrfs and an XFS names the
-# btrfs NOT WATCHED with the folios the workload dirtied there, the XFS
-# still exact; `run --mount` of the btrfs is refused (exit 5, with why)
+# btrfs where its backend is not attached (--mode raw_tp: the backend is
+# tp_btf programs, tests/cli/btrfs.sh counts it): a run writing into a
+# btrfs and an XFS names the btrfs NOT WATCHED with the folios the
+# workload dirtied there, the XFS still exact; `run --mount` of the btrfs
+# is refused (exit 5, with why)
 btrfs_case() {
 	local d=$work/btrfs dev j=$work/btrfs.json u
 	mkdir -p "$d/mnt" && truncate -s 256M "$d/img" &&
@@ -142,11 +144,13 @@ btrfs_case() {
 	for f in app_bytes dirty_blocks submitted_blocks folios; do
 		check "unwatched.btrfs.xfs_$f" "$(jq ".$f" "$work/xb.exp")" "$(jq ".totals.$f" "$j")"
 	done
-	check_match unwatched.btrfs.text "NOT WATCHED $dev btrfs on .*no btrfs backend" \
+	check_match unwatched.btrfs.text "NOT WATCHED $dev btrfs on .*its backend needs tp_btf" \
 		"$(cat "$work/btrfs.err")"
-	bounded_run 60 "$IOMAPDIRTY" run --mount "$d/mnt" -q -- true 2>"$work/btrfs_mount.err"
+	bounded_run 60 "$IOMAPDIRTY" run --mode "$UMODE" --mount "$d/mnt" -q -- true \
+		2>"$work/btrfs_mount.err"
 	check unwatched.btrfs.mount_refused 5 "$?"
-	check_match unwatched.btrfs.mount_why "btrfs" "$(cat "$work/btrfs_mount.err")"
+	check_match unwatched.btrfs.mount_why "btrfs is counted by the btrfs backend, which this plan" \
+		"$(cat "$work/btrfs_mount.err")"
 	umount "$d/mnt"
 }
 btrfs_case

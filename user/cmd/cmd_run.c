@@ -262,6 +262,30 @@ static int write_json_file(struct out_file *o, struct session *s, const struct s
  * syncfs of the filesystem on dev: its mount point (from mountinfo) is
  * opened as a directory, not through a symlink, and must be that device.
  */
+/*
+ * A btrfs subvolume no mount shows by itself (an anonymous device, major
+ * 0, that no mount has): syncfs of every btrfs mounted, one of which holds
+ * it (syncfs writes a whole btrfs back, every subvolume). 0 if one was
+ * synced.
+ */
+static int sync_btrfs_subvolume(void)
+{
+	struct fsinfo fi;
+	int fd, synced = 0;
+
+	for (int k = 0; fsinfo_btrfs_mount(k, &fi); k++) {
+		fd = fsinfo_open(fi.mount, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+		if (fd < 0)
+			continue;
+		if (!syncfs(fd))
+			synced++;
+		close(fd);
+	}
+	if (!synced)
+		errno = ENOENT;
+	return synced ? 0 : -1;
+}
+
 static int sync_dev(uint32_t dev)
 {
 	struct fsinfo fi = {};
@@ -269,6 +293,8 @@ static int sync_dev(uint32_t dev)
 	int fd, ret;
 
 	if (!fsinfo_lookup_dev(dev, &fi)) {
+		if (!kdev_major(dev))
+			return sync_btrfs_subvolume();
 		errno = ENOENT;
 		return -1;
 	}

@@ -182,12 +182,37 @@ int mountinfo_parse(const char *line, struct mountinfo_line *m)
 	return 0;
 }
 
-static bool lookup_uncached(uint32_t dev, struct fsinfo *fi)
+/*
+ * A btrfs names its files by their subvolume's device (stat's st_dev), not
+ * by the superblock's that mountinfo gives: a mount of one is found by the
+ * device its mount point's stat() gives.
+ */
+static bool btrfs_subvol_mount(const struct mountinfo_line *m, uint32_t dev)
+{
+	struct stat st;
+	int fd;
+	bool same;
+
+	if (strcmp(m->fstype, "btrfs"))
+		return false;
+	fd = fsinfo_open(m->mount, O_PATH | O_DIRECTORY);
+	if (fd < 0)
+		return false;
+	same = !fstat(fd, &st) && kdev_make(major(st.st_dev), minor(st.st_dev)) == dev;
+	close(fd);
+	return same;
+}
+
+/*
+ * The first line of the mount table 'match' takes (given ctx) into m;
+ * false if none does, or the table cannot be read.
+ */
+static bool mountinfo_find(bool (*match)(const struct mountinfo_line *m, void *ctx),
+			   void *ctx, struct mountinfo_line *m)
 {
 	char line[3 * 4096];
 	int fd = open_mountinfo();
 	FILE *fp = fd < 0 ? NULL : fdopen(fd, "r");
-	struct mountinfo_line m;
 	bool found = false;
 
 	if (!fp) {
@@ -195,28 +220,62 @@ static bool lookup_uncached(uint32_t dev, struct fsinfo *fi)
 			close(fd);
 		return false;
 	}
-	while (!found && fgets(line, sizeof(line), fp)) {
-		if (mountinfo_parse(line, &m) || m.dev != dev)
-			continue;
-		fi->dev = dev;
-		snprintf(fi->mount, sizeof(fi->mount), "%s", m.mount);
-		snprintf(fi->fstype, sizeof(fi->fstype), "%s", m.fstype);
-		fi->iomap = fstype_is_iomap(m.fstype);
-		fi->data_journal = fstype_is_ext4(m.fstype) && m.data_journal;
-		fi->buffer_heads = fstype_is_ext4(m.fstype) && !fi->data_journal;
-		found = true;
-	}
+	while (!found && fgets(line, sizeof(line), fp))
+		found = !mountinfo_parse(line, m) && match(m, ctx);
 	fclose(fp);
-	if (found) {
-		struct statvfs sv;
-
-		fd = fsinfo_open(fi->mount, O_PATH | O_DIRECTORY);
-		if (fd >= 0 && !fstatvfs(fd, &sv))
-			fi->block_bytes = sv.f_bsize;
-		if (fd >= 0)
-			close(fd);
-	}
 	return found;
+}
+
+static bool same_dev(const struct mountinfo_line *m, void *ctx)
+{
+	uint32_t dev = *(uint32_t *)ctx;
+
+	return m->dev == dev || btrfs_subvol_mount(m, dev);
+}
+
+static bool lookup_uncached(uint32_t dev, struct fsinfo *fi)
+{
+	struct mountinfo_line m;
+	struct statvfs sv;
+	int fd;
+
+	if (!mountinfo_find(same_dev, &dev, &m))
+		return false;
+	fi->dev = dev;
+	snprintf(fi->mount, sizeof(fi->mount), "%s", m.mount);
+	snprintf(fi->fstype, sizeof(fi->fstype), "%s", m.fstype);
+	fi->iomap = fstype_is_iomap(m.fstype);
+	fi->data_journal = fstype_is_ext4(m.fstype) && m.data_journal;
+	fi->buffer_heads = fstype_is_ext4(m.fstype) && !fi->data_journal;
+	fi->btrfs = !strcmp(m.fstype, "btrfs");
+	fd = fsinfo_open(fi->mount, O_PATH | O_DIRECTORY);
+	if (fd >= 0 && !fstatvfs(fd, &sv))
+		fi->block_bytes = sv.f_bsize;
+	if (fd >= 0)
+		close(fd);
+	return true;
+}
+
+/* the k-th btrfs line: ctx counts down */
+static bool kth_btrfs(const struct mountinfo_line *m, void *ctx)
+{
+	int *k = ctx;
+
+	return !strcmp(m->fstype, "btrfs") && (*k)-- == 0;
+}
+
+bool fsinfo_btrfs_mount(int k, struct fsinfo *fi)
+{
+	struct mountinfo_line m;
+
+	if (!mountinfo_find(kth_btrfs, &k, &m))
+		return false;
+	memset(fi, 0, sizeof(*fi));
+	fi->dev = m.dev;
+	fi->btrfs = true;
+	snprintf(fi->mount, sizeof(fi->mount), "%s", m.mount);
+	snprintf(fi->fstype, sizeof(fi->fstype), "%s", m.fstype);
+	return true;
 }
 
 static int check_iomap(struct fsinfo *fi, const char *what, char *err, size_t len)
@@ -231,7 +290,8 @@ static int check_iomap(struct fsinfo *fi, const char *what, char *err, size_t le
 		return -EPROTONOSUPPORT;
 	}
 	snprintf(err, len, "%s is on %s (%s), which does not use iomap buffered "
-		 "writeback (iomap filesystems: xfs, zonefs, gfs2)", what,
+		 "writeback (iomap filesystems: xfs, zonefs, gfs2; ext4 and btrfs have "
+		 "backends of their own)", what,
 		 fi->mount[0] ? fi->mount : "an unknown mount",
 		 fi->fstype[0] ? fi->fstype : "unknown type");
 	return -EOPNOTSUPP;

@@ -21,6 +21,12 @@ int fsinfo_from_path(const char *path, struct fsinfo *fi, char *err, size_t len)
 int fsinfo_from_dev(const char *majmin, struct fsinfo *fi, char *err, size_t len);
 /* Fills what the mount table says of dev; false if not mounted. */
 bool fsinfo_lookup_dev(uint32_t dev, struct fsinfo *fi);
+/*
+ * The k-th btrfs mount of the mount table (0, 1, ...): a btrfs names a
+ * subvolume not mounted by itself by a device no mount has (stat's
+ * st_dev), so what holds it is one of these. false past the last.
+ */
+bool fsinfo_btrfs_mount(int k, struct fsinfo *fi);
 
 /*
  * --path.rootfs DIR: the host's root is mounted at DIR (fsinfo.c). 0, or

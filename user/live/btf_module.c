@@ -147,3 +147,33 @@ bool facts_ext4_layout(struct kfacts *f, struct ext4_layout *l)
 	snprintf(l->from, sizeof(l->from), "module ext4");
 	return true;
 }
+
+static bool btrfs_layout_in(const struct btf *btf, struct btrfs_layout *l)
+{
+	__u32 size;
+
+	if (!btf || !member_at(btf, "btrfs_inode", "vfs_inode", &l->bi_vfs_inode, &size) ||
+	    !member_at(btf, "btrfs_inode", "root", &l->bi_root, &size) || size != 8 ||
+	    !member_at(btf, "btrfs_root", "anon_dev", &l->root_anon_dev, &size) || size != 4)
+		return false;
+	l->known = true;
+	return true;
+}
+
+bool facts_btrfs_layout(struct kfacts *f, struct btrfs_layout *l)
+{
+	struct mod_btf *m;
+
+	memset(l, 0, sizeof(*l));
+	if (!f->btf)
+		return false;
+	if (btrfs_layout_in(f->btf, l)) {
+		snprintf(l->from, sizeof(l->from), "vmlinux");
+		return true;
+	}
+	m = module_btf(f, "btrfs", strlen("btrfs"));
+	if (!m || !btrfs_layout_in(m->btf, l))
+		return false;
+	snprintf(l->from, sizeof(l->from), "module btrfs");
+	return true;
+}

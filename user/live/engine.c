@@ -45,6 +45,10 @@ static void set_rodata(struct iomapdirty_bpf *skel, const struct plan *p,
 	ro->ext4_ei_vfs_inode = p->ext4.ei_vfs_inode;
 	ro->ext4_ei_flags = p->ext4.ei_flags;
 	ro->ext4_ei_flags_size = p->ext4.ei_flags_size;
+	ro->btrfs_backend = plan_btrfs_backend(p) && p->btrfs.known;
+	ro->btrfs_bi_vfs_inode = p->btrfs.bi_vfs_inode;
+	ro->btrfs_bi_root = p->btrfs.bi_root;
+	ro->btrfs_root_anon_dev = p->btrfs.root_anon_dev;
 	ro->simulate_clean_every = o->simulate_clean_every;
 	ro->simulate_unseen_bios = o->simulate_unseen_bios;
 	ro->accounting = p->accounting;

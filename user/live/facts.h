@@ -18,7 +18,7 @@
 #define FACT_ARG_LEN	24
 #define FACT_MAX_ARGS	6
 #define FACT_MAX_FUNCS	16
-#define FACT_MAX_TPS	16
+#define FACT_MAX_TPS	24
 
 enum trial { TRIAL_UNKNOWN = 0, TRIAL_OK, TRIAL_FAILED };
 
@@ -184,5 +184,19 @@ struct ext4_layout {
  * false where neither has the types (or facts came from a file).
  */
 bool facts_ext4_layout(struct kfacts *f, struct ext4_layout *l);
+
+/*
+ * Where btrfs keeps a file's subvolume device (bpf/fs_kind.bpf.h,
+ * btrfs_subvol_dev()): btrfs_inode's vfs_inode and root, btrfs_root's
+ * anon_dev, from vmlinux's BTF or the btrfs module's.
+ */
+struct btrfs_layout {
+	bool known;
+	uint32_t bi_vfs_inode;		/* offset of vfs_inode in btrfs_inode */
+	uint32_t bi_root;		/* offset of root (a pointer) */
+	uint32_t root_anon_dev;		/* offset of anon_dev (4 bytes) in btrfs_root */
+	char from[FACT_NAME_LEN];	/* "vmlinux", or "module btrfs" */
+};
+bool facts_btrfs_layout(struct kfacts *f, struct btrfs_layout *l);
 
 #endif

@@ -521,16 +521,138 @@ static void plan_buffer_heads(struct kfacts *f, struct plan *p)
 		 "bio_vecs; a folio ends at its thread's next one or the flush");
 }
 
+static void bio_hook_note(struct plan *p);
+
 void plan_drop_bh_backend(struct plan *p, const char *why)
 {
+	bool btrfs = plan_btrfs_backend(p);
+
 	for (unsigned int i = 0; i < NR_BH_HOOKS; i++) {
 		struct hook_plan *h = &p->hooks[bh_hooks[i]];
 
 		if (!h->chosen)
 			continue;
+		if (bh_hooks[i] == HOOK_BH_BIO && btrfs) {
+			bio_hook_note(p);
+			continue;
+		}
 		h->chosen = false;
 		snprintf(h->note, sizeof(h->note), "not attached: %s", why);
 	}
+}
+
+/*
+ * The btrfs backend (bpf/btrfs.bpf.c): its four hooks as tp_btf programs,
+ * all or none, with the write bios' (HOOK_BH_BIO, the buffer-head
+ * backend's walk: taken here too where ext4's was let go), and btrfs's
+ * layout from BTF (a file's subvolume device).
+ */
+static const enum hook btrfs_hooks[] = {
+	HOOK_BTRFS_WRITE, HOOK_BTRFS_WRITE_END, HOOK_BTRFS_DIRTY, HOOK_BTRFS_FORGET,
+};
+#define NR_BTRFS_HOOKS	(sizeof(btrfs_hooks) / sizeof(btrfs_hooks[0]))
+
+static void btrfs_let_go(struct plan *p, const char *reason)
+{
+	for (unsigned int j = 0; j < NR_BTRFS_HOOKS; j++) {
+		struct hook_plan *h = &p->hooks[btrfs_hooks[j]];
+
+		h->chosen = false;
+		h->prog = NULL;
+		snprintf(h->note, sizeof(h->note), "btrfs not counted: %s", reason);
+	}
+}
+
+/* The write bios' hook says which backends it serves. */
+static void bio_hook_note(struct plan *p)
+{
+	bool bh = plan_bh_backend(p), btrfs = plan_btrfs_backend(p);
+	struct hook_plan *h = &p->hooks[HOOK_BH_BIO];
+
+	if (!h->chosen)
+		return;
+	snprintf(h->note, sizeof(h->note), "%s writeback: each write bio's folios and "
+		 "blocks, from its bio_vecs; a folio ends at its thread's next one or "
+		 "the flush", bh && btrfs ? "ext4 and btrfs" : btrfs ? "btrfs" : "ext4");
+}
+
+static bool btrfs_hook_ok(struct kfacts *f, struct plan *p, enum hook k)
+{
+	struct hook_plan *h = &p->hooks[k];
+	const char *tp = hook_target(k, TARGET_TP, 0);
+
+	if (h->chosen)
+		return h->prog && h->prog->kind == PROG_TP_BTF;
+	return tp_usable(f, tp, h) && tp_fits(f, k, tp) &&
+	       choose_tp(f, p, k, tp, PROG_ANY_VARIANT) && h->prog->kind == PROG_TP_BTF;
+}
+
+static void plan_btrfs(struct kfacts *f, struct plan *p)
+{
+	char reason[96];
+
+	/*
+	 * A file's subvolume names it: btrfs's own types say where it is.
+	 * Asked first: a kernel without btrfs has none, and then no trial
+	 * attach of the backend's tracepoints is made.
+	 */
+	if (f->btf && !facts_btrfs_layout(f, &p->btrfs)) {
+		btrfs_let_go(p, "its types (btrfs_inode, btrfs_root) are in no BTF: "
+			     "btrfs is not in this kernel, or a file's subvolume "
+			     "could not be told");
+		return;
+	}
+	for (unsigned int i = 0; i < NR_BTRFS_HOOKS; i++) {
+		if (!btrfs_hook_ok(f, p, btrfs_hooks[i])) {
+			snprintf(reason, sizeof(reason), "no tp_btf program for '%s'",
+				 hook_names[btrfs_hooks[i]]);
+			btrfs_let_go(p, reason);
+			return;
+		}
+	}
+	if (!btrfs_hook_ok(f, p, HOOK_BH_BIO)) {
+		btrfs_let_go(p, "no tp_btf program for its write bios (block_bio_queue)");
+		return;
+	}
+	snprintf(p->hooks[HOOK_BTRFS_WRITE].note, sizeof(p->hooks[0].note),
+		 "btrfs: each write syscall's request (write, pwrite64, writev, "
+		 "pwritev, pwritev2), before the copy; not io_uring, aio, splice");
+	snprintf(p->hooks[HOOK_BTRFS_WRITE_END].note, sizeof(p->hooks[0].note),
+		 "btrfs: what each write syscall wrote; the rest given back");
+	snprintf(p->hooks[HOOK_BTRFS_DIRTY].note, sizeof(p->hooks[0].note),
+		 "btrfs: each folio gone clean -> dirty (one block per folio)");
+	snprintf(p->hooks[HOOK_BTRFS_FORGET].note, sizeof(p->hooks[0].note),
+		 "btrfs: records of folios leaving the page cache forgotten");
+	bio_hook_note(p);
+}
+
+bool plan_btrfs_backend(const struct plan *p)
+{
+	for (unsigned int i = 0; i < NR_BTRFS_HOOKS; i++)
+		if (!p->hooks[btrfs_hooks[i]].chosen)
+			return false;
+	return p->hooks[HOOK_BH_BIO].chosen;
+}
+
+void plan_drop_btrfs_backend(struct plan *p, const char *why)
+{
+	struct hook_plan *bio = &p->hooks[HOOK_BH_BIO];
+
+	if (!plan_btrfs_backend(p))
+		return;
+	for (unsigned int i = 0; i < NR_BTRFS_HOOKS; i++) {
+		struct hook_plan *h = &p->hooks[btrfs_hooks[i]];
+
+		h->chosen = false;
+		snprintf(h->note, sizeof(h->note), "not attached: %s", why);
+	}
+	/* ext4's walk may need it still */
+	if (plan_bh_backend(p)) {
+		bio_hook_note(p);
+		return;
+	}
+	bio->chosen = false;
+	snprintf(bio->note, sizeof(bio->note), "not attached: %s", why);
 }
 
 /*
@@ -614,6 +736,7 @@ int plan_build(struct kfacts *f, int mode, struct plan *p)
 	plan_helpers(f, p);
 	plan_unwatched(f, p);
 	plan_buffer_heads(f, p);
+	plan_btrfs(f, p);
 
 	p->ok = true;
 	for (int i = 0; i < NR_HOOKS; i++) {
@@ -673,6 +796,13 @@ void plan_set_accounting(struct plan *p, enum accounting_level l)
 	detach_for_level(&p->hooks[HOOK_BH_DIRTY], "ext4's dirty blocks are read "
 			 "from the folio's buffer heads at its first write bio");
 	detach_for_level(&p->hooks[HOOK_BH_INVALIDATE], "no page records to forget");
+	/*
+	 * btrfs: no buffers to read the dirty blocks from at the write bio,
+	 * and its write hooks would run at every syscall of the host
+	 */
+	plan_drop_btrfs_backend(p, "btrfs is counted at the full accounting level only: "
+				"at this level no record says which folios its writers "
+				"dirtied");
 	if (p->hooks[HOOK_BH_BIO].chosen)
 		snprintf(p->hooks[HOOK_BH_BIO].note, sizeof(p->hooks[HOOK_BH_BIO].note),
 			 "ext4 writeback: each write bio's folios and blocks; a folio's "

@@ -55,6 +55,8 @@ struct plan {
 	enum accounting_level accounting;
 	/* the buffer-head backend's: which ext4 files journal their data */
 	struct ext4_layout ext4;
+	/* the btrfs backend's: a file's subvolume device */
+	struct btrfs_layout btrfs;
 	bool ok;			/* every required hook has a target */
 	char error[256];
 };
@@ -68,6 +70,9 @@ int plan_build(struct kfacts *f, int mode, struct plan *p);
 bool plan_bh_backend(const struct plan *p);
 /* Detaches the buffer-head backend, each of its hooks saying why. */
 void plan_drop_bh_backend(struct plan *p, const char *why);
+/* The btrfs backend is attached: its four hooks and the write bios'. */
+bool plan_btrfs_backend(const struct plan *p);
+void plan_drop_btrfs_backend(struct plan *p, const char *why);
 /*
  * Sets the accounting level; always-on detaches the hooks that only feed
  * the page records (whole-folio dirtying, the folio pointer, invalidate),

@@ -21,6 +21,10 @@ const char *const hook_names[NR_HOOKS] = {
 	[HOOK_BH_DIRTY] = "bh_dirty",
 	[HOOK_BH_BIO] = "bh_writeback",
 	[HOOK_BH_INVALIDATE] = "ext4_invalidate",
+	[HOOK_BTRFS_WRITE] = "btrfs_write",
+	[HOOK_BTRFS_WRITE_END] = "btrfs_write_end",
+	[HOOK_BTRFS_DIRTY] = "btrfs_dirty",
+	[HOOK_BTRFS_FORGET] = "btrfs_forget",
 };
 
 const char *const prog_kind_names[NR_PROG_KINDS] = {
@@ -109,6 +113,12 @@ const struct prog_def prog_table[] = {
 	{ HOOK_BH_DIRTY, PROG_TP_BTF, ANY, "btf_bh_dirty" },
 	{ HOOK_BH_BIO, PROG_TP_BTF, ANY, "btf_bh_bio" },
 	{ HOOK_BH_INVALIDATE, PROG_TP_BTF, ANY, "btf_ext4_invalidate" },
+
+	/* the btrfs backend (btrfs.bpf.c): tp_btf only */
+	{ HOOK_BTRFS_WRITE, PROG_TP_BTF, ANY, "btf_btrfs_write_enter" },
+	{ HOOK_BTRFS_WRITE_END, PROG_TP_BTF, ANY, "btf_btrfs_write_exit" },
+	{ HOOK_BTRFS_DIRTY, PROG_TP_BTF, ANY, "btf_btrfs_dirty" },
+	{ HOOK_BTRFS_FORGET, PROG_TP_BTF, ANY, "btf_btrfs_forget" },
 };
 
 const unsigned int prog_table_len = sizeof(prog_table) / sizeof(prog_table[0]);
@@ -174,6 +184,12 @@ const struct hook_target hook_targets[] = {
 	{ HOOK_BH_BIO, TARGET_TP, "block_bio_queue", ANY, ARGS(1, "bio*") },
 	{ HOOK_BH_INVALIDATE, TARGET_TP, "ext4_invalidate_folio", ANY,
 	  ARGS(3, "folio*", "size_t", "size_t") },
+	{ HOOK_BTRFS_WRITE, TARGET_TP, "sys_enter", ANY, ARGS(2, "pt_regs*", "long_int") },
+	{ HOOK_BTRFS_WRITE_END, TARGET_TP, "sys_exit", ANY, ARGS(2, "pt_regs*", "long_int") },
+	{ HOOK_BTRFS_DIRTY, TARGET_TP, "writeback_dirty_folio", ANY,
+	  ARGS(2, "folio*", "address_space*") },
+	{ HOOK_BTRFS_FORGET, TARGET_TP, "mm_filemap_delete_from_page_cache", ANY,
+	  ARGS(1, "folio*") },
 };
 
 const unsigned int hook_targets_len = sizeof(hook_targets) / sizeof(hook_targets[0]);

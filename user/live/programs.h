@@ -30,6 +30,11 @@ enum hook {
 	HOOK_BH_DIRTY,		/* block_dirty_buffer: a block gone clean -> dirty */
 	HOOK_BH_BIO,		/* block_bio_queue: a write bio's folios and blocks */
 	HOOK_BH_INVALIDATE,	/* ext4_invalidate_folio: dirty data thrown away */
+	/* the btrfs backend (bpf/btrfs.bpf.c; its write bios: HOOK_BH_BIO) */
+	HOOK_BTRFS_WRITE,	/* sys_enter: a write syscall's request */
+	HOOK_BTRFS_WRITE_END,	/* sys_exit: ... and what it wrote */
+	HOOK_BTRFS_DIRTY,	/* writeback_dirty_folio: a folio gone clean -> dirty */
+	HOOK_BTRFS_FORGET,	/* mm_filemap_delete_from_page_cache: truncated */
 	NR_HOOKS,
 };
 

@@ -266,8 +266,8 @@ int session_start(struct session *s, const struct session_opts *o)
 	if (o->mount || o->dev) {
 		ret = o->mount ? fsinfo_from_path(o->mount, &s->fs, err, sizeof(err)) :
 				 fsinfo_from_dev(o->dev, &s->fs, err, sizeof(err));
-		/* ext4: counted where the plan attaches the buffer-head backend */
-		if (ret == -EOPNOTSUPP && s->fs.buffer_heads) {
+		/* ext4, btrfs: counted where the plan attaches their backend */
+		if (ret == -EOPNOTSUPP && (s->fs.buffer_heads || s->fs.btrfs)) {
 			snprintf(bh_err, sizeof(bh_err), "%s", err);
 			ret = 0;
 		}
@@ -308,10 +308,23 @@ int session_start(struct session *s, const struct session_opts *o)
 		plan_drop_bh_backend(&s->plan, "verify checks ext4 only where it is "
 				     "named (--mount, --dev): its folios dirtied before "
 				     "attach cannot be checked");
-	if (bh_err[0] && !plan_bh_backend(&s->plan)) {
+	if ((o->mount || o->dev) && !s->fs.btrfs)
+		plan_drop_btrfs_backend(&s->plan, "the session watches one filesystem, "
+					"not btrfs (--mount, --dev)");
+	else if (o->verify)
+		plan_drop_btrfs_backend(&s->plan, "verify does not check btrfs: its "
+					"blocks are not matched to the block layer's yet");
+	if (bh_err[0] && s->fs.buffer_heads && !plan_bh_backend(&s->plan)) {
 		fprintf(stderr, "iomapdirty: %s; ext4 is counted by the buffer-head "
 			"backend, which this plan does not attach (see `iomapdirty "
 			"probes` with the same --mode and --accounting)\n", bh_err);
+		return EXIT_BAD_TARGET;
+	}
+	if (bh_err[0] && s->fs.btrfs && !plan_btrfs_backend(&s->plan)) {
+		fprintf(stderr, "iomapdirty: %s; btrfs is counted by the btrfs backend, "
+			"which this %s does not attach (see `iomapdirty probes` with the "
+			"same --mode and --accounting)\n", bh_err,
+			o->verify ? "verify" : "plan");
 		return EXIT_BAD_TARGET;
 	}
 	ret = check_cgroup_ids(o, &s->plan);

@@ -19,6 +19,8 @@ struct fsinfo {
 	bool iomap;		/* uses iomap buffered writeback */
 	/* ext2/3/4 (ext4's driver): buffer heads, the buffer-head backend's */
 	bool buffer_heads;
+	/* btrfs: the btrfs backend's (dev: the subvolume's, as stat gives) */
+	bool btrfs;
 	/* ext4 mounted data=journal: its file data goes through the journal */
 	bool data_journal;
 };

@@ -44,6 +44,13 @@ static void backend_row(const struct plan *p, int kind, struct backend_row *r)
 		if (p->ext4.known)
 			snprintf(r->note, sizeof(r->note), "data=journal files told apart "
 				 "with ext4's types from %s's BTF", p->ext4.from);
+	} else if (kind == FS_KIND_BTRFS && plan_btrfs_backend(p)) {
+		r->backend = "btrfs";
+		r->chosen = true;
+		if (p->btrfs.known)
+			snprintf(r->note, sizeof(r->note), "blocks as large as the page; a "
+				 "file's subvolume read with btrfs's types from %s's BTF",
+				 p->btrfs.from);
 	} else if (r->backend && !p->ok)
 		snprintf(r->why, sizeof(r->why), "rejected: %s", p->error);
 	else if (!r->backend)
