@@ -176,21 +176,25 @@ put beside the seed's 16x (a ratio within one run, under TCG).
 EOF
 fi
 
-# XFS and ext4 side by side (vmcheck.sh, side_by_side)
+# XFS, ext4 and btrfs side by side (vmcheck.sh, side_by_side)
 side_by_side() {
 	[ -n "$abdir" ] && [ -s "$abdir/side-by-side.md" ] || return 0
 	cat <<EOF
 
-## XFS and ext4 side by side
+## XFS, ext4 and btrfs side by side
 
 The same aligned scattered overwrites (\`workload scatter F --count N
 --len 100 --stride 20480\`, one 100-byte write in one block of its own
-folio, then fsync) on a 1 KiB-block XFS in every x86_64 guest and on a
-1 KiB-block ext4 where the guest's plan has the buffer-head backend, each
-under \`iomapdirty run --json\` in the auto plan. ext4 writes only the
-dirty buffers, as buffer heads always did: its amplification is the
-patched XFS's. vmcheck.sh checks that each column's submitted bytes are
-the bytes the block layer wrote into the file in that run.
+folio, then fsync) on a 1 KiB-block XFS in every x86_64 guest, on a
+1 KiB-block ext4 where the guest's plan has the buffer-head backend, and
+on a btrfs (4 KiB blocks, as large as the page: its smallest on x86_64)
+where the guest's kernel has btrfs (Debian's 6.12), each under
+\`iomapdirty run --json\` in the auto plan. ext4 writes only the dirty
+buffers, as buffer heads always did: its amplification is the patched
+XFS's. btrfs writes the 4 KiB block each write dirtied, anew elsewhere
+(copy on write). vmcheck.sh checks that each column's submitted bytes are
+the bytes the block layer wrote into the file in that run (btrfs: into its
+data chunks).
 
 EOF
 	cat "$abdir/side-by-side.md"

@@ -93,9 +93,9 @@ DEB_RECIPE=1
 # Its modules that the guest needs (loaded by /init, with what modprobe
 # resolves them to: modules.dep and softdeps): loop devices, XFS,
 # device-mapper (linear, crypt with aes-xts-plain64), the AF_ALG hash and
-# skcipher interfaces, md raid0/raid1.
+# skcipher interfaces, md raid0/raid1, ext4, btrfs.
 DEB_MODULES=(loop xfs dm-mod dm-crypt xts af_alg algif_hash algif_skcipher md-mod raid0 raid1
-	ext4)
+	ext4 btrfs)
 
 # A guest kernel ("variant") is built in a source tree shared with the
 # variants of the same source, architecture and config (the rfcv4 build is
@@ -642,7 +642,8 @@ build_initramfs() {	# arch -> $OUT/initramfs-<arch>.cpio.gz
 		install -m 0755 /bin/busybox "$root/bin/busybox"
 		! ldd /bin/busybox >/dev/null 2>&1 ||
 			die "/bin/busybox is dynamically linked: install busybox-static"
-		copy_with_libs "$root" mkfs.xfs xfs_io xfs_db fio bpftool mkfs.ext4 chattr
+		copy_with_libs "$root" mkfs.xfs xfs_io xfs_db fio bpftool mkfs.ext4 chattr \
+			mkfs.btrfs btrfs
 		copy_with_libs "$root" "$OUT/bpfcheck/bpfcheck"
 		payload_into "$root" "$VM_PAYLOAD_EXTRA"
 		;;
@@ -1028,21 +1029,24 @@ compare_smoke() {	# unpatched-variant rfcv4-variant label
 
 # side_by_side: the aligned scattered overwrites (1 KiB blocks, 4 KiB
 # pages) on every x86_64 guest's XFS and on ext4 where a guest counted it,
-# in one `iomapdirty compare` table ($OUT/ab/side-by-side.{md,json},
+# and on btrfs (4 KiB blocks) where a guest has it (Debian's 6.12), in one
+# `iomapdirty compare` table ($OUT/ab/side-by-side.{md,json},
 # docs/lab-results.md). Checked: each column's submitted bytes are the
 # bytes the block layer wrote into the file in that run (the guest's
-# VMRESULT line: block_rq_issue inside the file's extents).
+# VMRESULT line: block_rq_issue inside the file's extents; btrfs: inside
+# its data chunks, as it writes each block anew elsewhere).
 side_by_side() {
 	local tool=${IOMAPDIRTY:-$REPO/iomapdirty} ab=$OUT/ab c=compare:side_by_side
 	local files=() labels=() v name i got want kind
 	[ "$(guest_suite)" = smoke ] && return
 	for v in unpatched rfcv4 debian612; do
 		case " $VM_KERNELS " in *" $v "*) ;; *) continue ;; esac
-		for name in scatter ext4; do
+		for name in scatter ext4 btrfs; do
 			[ -s "$OUT/runs/$v-$name.json" ] || continue
 			files+=("$v-$name.json")
 			case $v/$name in
 			*/ext4) labels+=("ext4 $v") ;;
+			*/btrfs) labels+=("btrfs $v") ;;
 			*) labels+=("XFS $v") ;;
 			esac
 		done
@@ -1061,10 +1065,13 @@ side_by_side() {
 		name=${name%.json}
 		kind=runfile
 		[ "$name" = ext4 ] && kind=ext4
+		[ "$name" = btrfs ] && kind=btrfs
 		got=$(jq --argjson i "$i" '.rows[] | select(.figure == "submitted_bytes") |
 			.values[$i]' "$ab/side-by-side.json")
 		if [ "$kind" = ext4 ]; then
 			want=$(result_value "$v" ext4 blk_file_bytes)
+		elif [ "$kind" = btrfs ]; then
+			want=$(result_value "$v" btrfs blk_data_bytes)
 		else
 			want=$(result_value "$v" runfile blk_file_bytes name=scatter)
 		fi

@@ -947,6 +947,71 @@ ext4_scatter() {
 	rm -f $EXT4_IMG
 }
 
+# btrfs_scatter: the btrfs backend (issue 26) on a btrfs with 4 KiB blocks
+# (x86_64: as large as the page), the scattered overwrites under `iomapdirty
+# run --mount`, the block layer traced: the run file against the
+# workload's figures, and the bytes submitted against the block layer's
+# writes into the btrfs's data chunks (its chunk tree: btrfs writes each
+# block anew elsewhere). Where the kernel has no btrfs (the lab's 6.1
+# builds), the plan must attach no btrfs backend, and say so.
+BTRFS_MNT=/mnt/btrfs BTRFS_IMG=/tmp/btrfs.img BTRFS_LOOP=/dev/loop5
+btrfs_scatter() {
+	n=btrfs f=$BTRFS_MNT/f rf=$W/btrfs.json
+	command -v mkfs.btrfs >/dev/null || { info "no mkfs.btrfs in this guest: no btrfs run"; return; }
+	backend=$(iomapdirty probes --json | jqm -r '.plan.backends[] | select(.filesystem == "btrfs") | .backend')
+	if ! grep -qw btrfs /proc/filesystems; then
+		check "$n.no_backend" null "$backend" "btrfs backend where the kernel has no btrfs"
+		return
+	fi
+	check "$n.backend" btrfs "$backend" "the auto plan's btrfs backend"
+	info "btrfs backend: $(iomapdirty probes --json | jqm -c '.plan.backends[] | select(.filesystem == "btrfs") | .note')"
+	truncate -s 256M $BTRFS_IMG && losetup $BTRFS_LOOP $BTRFS_IMG &&
+		mkfs.btrfs -q -f -s 4096 $BTRFS_LOOP >/dev/null && mkdir -p $BTRFS_MNT &&
+		mount -t btrfs $BTRFS_LOOP $BTRFS_MNT || { vmtest_fail $n.mount "mkfs.btrfs or mount failed"; return; }
+	set -- "$DEV" "$DEVT" "$LOG0" "$LOG1"
+	DEV=$BTRFS_LOOP DEVT=$(cat /sys/block/${BTRFS_LOOP#/dev/}/dev) LOG0=0 LOG1=0
+	workload prep $f 1M >$W/prep.json || vmtest_fail "$n.prep" "workload prep failed"
+	sync
+	trace_start
+	timeout $RUN_TIMEOUT iomapdirty run -q $RUN_SCOPE --mount $BTRFS_MNT --json $rf -- \
+		workload scatter $f --count $NWRITES --len $WLEN --stride $STRIDE_ALIGNED >$W/exp.json
+	check "$n.exit" 0 $? "iomapdirty run --json -- workload scatter on btrfs"
+	trace_stop $W/blk.trace
+	btrfs_check $rf
+	DEV=$1 DEVT=$2 LOG0=$3 LOG1=$4
+	umount $BTRFS_MNT
+	losetup -d $BTRFS_LOOP
+	rm -f $BTRFS_IMG
+}
+
+btrfs_check() {	# RUNFILE
+	[ -s $1 ] || { vmtest_fail "$n.output" "no run file"; return; }
+	load X_ $W/exp.json "$EXP_PICK"
+	load R_ $1 .totals
+	btrfs inspect-internal dump-tree -t chunk $BTRFS_LOOP 2>/dev/null |
+		awk '/CHUNK_ITEM/ { for (i = 1; i < NF; i++) if ($i == "CHUNK_ITEM") l = $(i + 1) }
+		/length .* type DATA/ { len = $2; data = 1; next }
+		/length .* type / { data = 0 }
+		data && /stripe [0-9]+ devid/ { print $NF / 512, ($NF + len) / 512 }' >$W/chunks
+	set -- $1 $(blk_bytes $W/blk.trace $W/chunks)
+	r() { val R_ "$1"; }
+	echo "--- $n: iomapdirty run totals: $(jqm -c .totals $1)"
+	check "$n.losses" '{}' "$(jqm -c '[.losses | to_entries[] | select(.value != 0)] | from_entries' $1)"
+	check "$n.trace_overrun" 0 "$TRACE_OVERRUN"
+	check "$n.data_chunks_found" true "$([ -s $W/chunks ] && echo true || echo false)"
+	for k in app_bytes write_calls app_dirty_blocks dirty_blocks folios submitted_blocks; do
+		check "$n.$k" "$(x $k)" "$(r $k)"
+	done
+	check "$n.violation_blocks" 0 "$(r violation_blocks)"
+	check "$n.blocklayer_bytes" "$(r submitted_bytes)" "$2" \
+		"data written into the btrfs's data chunks at the block layer vs the run file's submitted_bytes"
+	echo "VMRESULT btrfs variant=$V backend=btrfs stride=$STRIDE_ALIGNED writes=$NWRITES len=$WLEN" \
+		"app_bytes=$(r app_bytes) dirty_blocks=$(r dirty_blocks) folios=$(r folios)" \
+		"submitted_blocks=$(r submitted_blocks) submitted_bytes=$(r submitted_bytes)" \
+		"folio_amplification=$(r folio_amplification) blk_data_bytes=$2"
+	export_file btrfs $1
+}
+
 ext4_check() {	# RUNFILE FILE
 	[ -s $1 ] || { vmtest_fail "$n.output" "no run file"; return; }
 	load X_ $W/exp.json "$EXP_PICK"
@@ -1395,6 +1460,7 @@ preattach tracepoint
 [ "$VM_SERIES" = 6.12 ] && stacked
 runfile_scatter
 ext4_scatter
+btrfs_scatter
 fio_seed fio
 fio_throttled
 info "payload done, uptime $(now) s"
