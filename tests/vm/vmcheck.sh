@@ -505,9 +505,9 @@ build_bpfcheck() {	# arch
 # found by following DT_NEEDED through the unpacked tree.  Cached in
 # $CACHE/ppc64le-userland-<key>, the key being the host's versions of the
 # same packages (multiarch keeps them equal).
-PPC_PKGS=(busybox-static xfsprogs e2fsprogs fio jq bpftool libc6)
+PPC_PKGS=(busybox-static xfsprogs e2fsprogs btrfs-progs fio jq bpftool libc6)
 PPC_BINS=(bin/busybox sbin/mkfs.xfs usr/sbin/xfs_io usr/sbin/xfs_db sbin/mkfs.ext4 usr/bin/chattr
-	usr/bin/fio usr/bin/jq usr/sbin/bpftool)
+	sbin/mkfs.btrfs bin/btrfs usr/bin/fio usr/bin/jq usr/sbin/bpftool)
 PPC_TRIPLET=powerpc64le-linux-gnu
 PPC_LIBDIRS=(lib/$PPC_TRIPLET usr/lib/$PPC_TRIPLET usr/lib/$PPC_TRIPLET/ceph lib64)
 

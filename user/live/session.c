@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include "lib/exitcodes.h"
 #include "output/report.h"
+#include "output/safetext.h"
 #include "host/caps.h"
 #include "host/cgroup.h"
 #include "host/names.h"
@@ -230,6 +231,26 @@ static int take_lock(struct session *s, bool shared)
 	return EXIT_OK;
 }
 
+/*
+ * A btrfs with blocks smaller than the page: which blocks of a folio are
+ * dirty is in btrfs's own bitmap, which no hook reads (the kind `btrfs
+ * subpage`, include/fs_kinds.h): refused, with why.
+ */
+static bool btrfs_subpage(const struct fsinfo *fs)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char safe[512];
+
+	if (!fs->btrfs || !fs->block_bytes || page <= 0 || fs->block_bytes >= (uint64_t)page)
+		return false;
+	text_sanitize(fs->mount, safe, sizeof(safe));
+	fprintf(stderr, "iomapdirty: %s is a btrfs with %llu-byte blocks, smaller than the "
+		"%ld-byte page: which blocks of a folio are dirty is in btrfs's own subpage "
+		"bitmap, which the btrfs backend does not read; not counted\n", safe,
+		(unsigned long long)fs->block_bytes, page);
+	return true;
+}
+
 int session_start(struct session *s, const struct session_opts *o)
 {
 	struct engine_opts eo = {
@@ -275,6 +296,8 @@ int session_start(struct session *s, const struct session_opts *o)
 			fprintf(stderr, "iomapdirty: %s\n", err);
 			return ret == -EINVAL ? EXIT_USAGE : EXIT_BAD_TARGET;
 		}
+		if (btrfs_subpage(&s->fs))
+			return EXIT_BAD_TARGET;
 		eo.dev = s->fs.dev;
 	}
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {

@@ -947,13 +947,14 @@ ext4_scatter() {
 	rm -f $EXT4_IMG
 }
 
-# btrfs_scatter: the btrfs backend (issue 26) on a btrfs with 4 KiB blocks
-# (x86_64: as large as the page), the scattered overwrites under `iomapdirty
-# run --mount`, the block layer traced: the run file against the
-# workload's figures, and the bytes submitted against the block layer's
-# writes into the btrfs's data chunks (its chunk tree: btrfs writes each
-# block anew elsewhere). Where the kernel has no btrfs (the lab's 6.1
-# builds), the plan must attach no btrfs backend, and say so.
+# btrfs_scatter: the btrfs backend (issue 26) on a btrfs whose blocks are
+# as large as the page (4 KiB on x86_64, 64 KiB on ppc64le), the scattered
+# overwrites under `iomapdirty run --mount`, the block layer traced: the
+# run file against the workload's figures, and the bytes submitted against
+# the block layer's writes into the btrfs's data chunks (its chunk tree:
+# btrfs writes each block anew elsewhere). With 64 KiB pages, also a btrfs
+# with 4 KiB blocks (btrfs_subpage). Where the kernel has no btrfs (the
+# x86_64 6.1 builds), the plan must attach no btrfs backend.
 BTRFS_MNT=/mnt/btrfs BTRFS_IMG=/tmp/btrfs.img BTRFS_LOOP=/dev/loop5
 btrfs_scatter() {
 	n=btrfs f=$BTRFS_MNT/f rf=$W/btrfs.json
@@ -965,12 +966,10 @@ btrfs_scatter() {
 	fi
 	check "$n.backend" btrfs "$backend" "the auto plan's btrfs backend"
 	info "btrfs backend: $(iomapdirty probes --json | jqm -c '.plan.backends[] | select(.filesystem == "btrfs") | .note')"
-	truncate -s 256M $BTRFS_IMG && losetup $BTRFS_LOOP $BTRFS_IMG &&
-		mkfs.btrfs -q -f -s 4096 $BTRFS_LOOP >/dev/null && mkdir -p $BTRFS_MNT &&
-		mount -t btrfs $BTRFS_LOOP $BTRFS_MNT || { vmtest_fail $n.mount "mkfs.btrfs or mount failed"; return; }
+	btrfs_fresh $PAGE_SIZE || return
 	set -- "$DEV" "$DEVT" "$LOG0" "$LOG1"
 	DEV=$BTRFS_LOOP DEVT=$(cat /sys/block/${BTRFS_LOOP#/dev/}/dev) LOG0=0 LOG1=0
-	workload prep $f 1M >$W/prep.json || vmtest_fail "$n.prep" "workload prep failed"
+	workload prep $f $PREP_SIZE >$W/prep.json || vmtest_fail "$n.prep" "workload prep failed"
 	sync
 	trace_start
 	timeout $RUN_TIMEOUT iomapdirty run -q $RUN_SCOPE --mount $BTRFS_MNT --json $rf -- \
@@ -979,9 +978,42 @@ btrfs_scatter() {
 	trace_stop $W/blk.trace
 	btrfs_check $rf
 	DEV=$1 DEVT=$2 LOG0=$3 LOG1=$4
-	umount $BTRFS_MNT
-	losetup -d $BTRFS_LOOP
+	btrfs_gone
+	[ "$PAGE_SIZE" = 4096 ] || btrfs_subpage
+}
+
+btrfs_fresh() {	# SECTORSIZE: a new btrfs on $BTRFS_MNT
+	truncate -s 256M $BTRFS_IMG && losetup $BTRFS_LOOP $BTRFS_IMG &&
+		mkfs.btrfs -q -f -s $1 $BTRFS_LOOP >/dev/null && mkdir -p $BTRFS_MNT &&
+		mount -t btrfs $BTRFS_LOOP $BTRFS_MNT ||
+		{ vmtest_fail $n.mount "mkfs.btrfs -s $1 or mount failed"; btrfs_gone; return 1; }
+}
+
+btrfs_gone() {
+	umount $BTRFS_MNT 2>/dev/null
+	losetup -d $BTRFS_LOOP 2>/dev/null
 	rm -f $BTRFS_IMG
+}
+
+# btrfs_subpage: 4 KiB blocks on 64 KiB pages, which the backend does not
+# place: the workload's folios named NOT WATCHED as `btrfs subpage` (with
+# btrfs's own metadata, the same superblock: at least the file's), none
+# counted, and `--mount` of it refused (exit 5) with why
+btrfs_subpage() {
+	n=btrfs_subpage f=$BTRFS_MNT/f rf=$W/btrfs-subpage.json
+	btrfs_fresh 4096 || return
+	workload prep $f $PREP_SIZE >$W/prep.json || vmtest_fail "$n.prep" "workload prep failed"
+	sync
+	timeout $RUN_TIMEOUT iomapdirty run -q $RUN_SCOPE --json $rf -- \
+		workload scatter $f --count $NWRITES --len $WLEN --stride $STRIDE_ALIGNED >$W/exp.json
+	check "$n.exit" 0 $? "iomapdirty run --json -- workload scatter on a subpage btrfs"
+	check "$n.named" true "$(jqm --argjson w $NWRITES '[.unwatched_filesystems[] |
+		select(.kind == "btrfs subpage") | .folios_dirtied >= $w] == [true]' $rf)"
+	check "$n.not_counted" 0 "$(jqm .totals.app_bytes $rf)"
+	timeout $RUN_TIMEOUT iomapdirty run -q --mount $BTRFS_MNT -- true 2>$W/subpage.err
+	check "$n.mount_refused" 5 $? "run --mount of a subpage btrfs"
+	check "$n.mount_why" 1 "$(grep -c 'btrfs with 4096-byte blocks, smaller than the 65536-byte page' $W/subpage.err)"
+	btrfs_gone
 }
 
 btrfs_check() {	# RUNFILE
