@@ -139,6 +139,23 @@ run_scenario() {
 		"$(jq -c '.per_folio.submitted_blocks' <<<"$want")"
 }
 
+# no btrfs mounted as a session starts: the backend's hooks (every
+# syscall's entry and exit) are not attached, and the plan says why
+no_btrfs_mounted() {
+	local n=btrfs.none_mounted j=$work/none.json
+	if [[ -n $(findmnt -n -t btrfs 2>/dev/null) ]]; then
+		echo "SKIP $n: a btrfs is mounted on this host"
+		return
+	fi
+	timeout -k 5 60 "$IOMAPDIRTY" run -q --json "$j" -- true 2>"$work/none.err"
+	check "$n.exit" 0 "$?"
+	check "$n.not_attached" false "$(jq '[.plan.hooks[] | select(.hook | startswith("btrfs_")) |
+		.chosen] | any' "$j")"
+	check_match "$n.why" "no btrfs is mounted" "$(jq -r '.plan.hooks[] |
+		select(.hook == "btrfs_write") | .note' "$j")"
+}
+no_btrfs_mounted
+
 for s in ${BTRFS_SCENARIOS:-scatter51_4k span_4k dense_4k mmap_4k eof_4k eof_setup_4k \
 	shortcopy_4k twofiles_4k}; do
 	run_scenario "$s"

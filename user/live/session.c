@@ -262,6 +262,7 @@ int session_start(struct session *s, const struct session_opts *o)
 		.count_others = o->count_others, .cgroup_sums = o->cgroup_sums,
 	};
 	char err[512], bh_err[512] = "";
+	struct fsinfo btrfs_fs;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
@@ -337,6 +338,10 @@ int session_start(struct session *s, const struct session_opts *o)
 	else if (o->verify)
 		plan_drop_btrfs_backend(&s->plan, "verify does not check btrfs: its "
 					"blocks are not matched to the block layer's yet");
+	else if (!o->mount && !o->dev && !fsinfo_btrfs_mount(0, &btrfs_fs))
+		/* its write hooks run at every syscall's entry and exit */
+		plan_drop_btrfs_backend(&s->plan, "no btrfs is mounted as the session "
+					"starts (one mounted later is named NOT WATCHED)");
 	if (bh_err[0] && s->fs.buffer_heads && !plan_bh_backend(&s->plan)) {
 		fprintf(stderr, "iomapdirty: %s; ext4 is counted by the buffer-head "
 			"backend, which this plan does not attach (see `iomapdirty "

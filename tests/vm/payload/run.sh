@@ -1010,7 +1010,7 @@ btrfs_subpage() {
 	check "$n.named" true "$(jqm --argjson w $NWRITES '[.unwatched_filesystems[] |
 		select(.kind == "btrfs subpage") | .folios_dirtied >= $w] == [true]' $rf)"
 	check "$n.not_counted" 0 "$(jqm .totals.app_bytes $rf)"
-	timeout $RUN_TIMEOUT iomapdirty run -q --mount $BTRFS_MNT -- true 2>$W/subpage.err
+	timeout $RUN_TIMEOUT iomapdirty run -q $RUN_SCOPE --mount $BTRFS_MNT -- true 2>$W/subpage.err
 	check "$n.mount_refused" 5 $? "run --mount of a subpage btrfs"
 	check "$n.mount_why" 1 "$(grep -c 'btrfs with 4096-byte blocks, smaller than the 65536-byte page' $W/subpage.err)"
 	btrfs_gone
