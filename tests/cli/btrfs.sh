@@ -286,38 +286,20 @@ loop_dio_case() {
 loop_dio_case
 
 both_in_one_hist() {
-	local n=btrfs.both_in_one_hist x sum k got f w
+	local n=btrfs.both_in_one_hist x f
 	x=$(xfsloop_make 4096 512) || { fail "$n.fixture" "xfsloop_make failed"; return; }
 	btrfs_fresh "" || { fail "$n.fixture" "mkfs.btrfs or mount failed"; return; }
 	for f in "$x/f" "$mnt/f"; do
 		"$WORKLOAD" prep "$f" 1M >/dev/null || { fail "$n.prep" "$f"; return; }
 	done
 	sync
-	if ! start_tool "$work/both.json" "$work/both.err" hist --json -i 60; then
-		fail "$n.ready" "$(tail -n 3 "$work/both.err")"
-		return
-	fi
-	"$WORKLOAD" scatter "$x/f" --count 12 --len 300 --stride 9000 >"$work/x.exp"
-	"$WORKLOAD" scatter "$mnt/f" --count 12 --len 300 --stride 9000 >"$work/b.exp"
-	sleep 1
-	stop_tool INT
-	check "$n.exit" 0 "$TOOL_RC"
-	sum=$(tail -n 1 "$work/both.json")
-	for w in x b; do
-		k=$(jq -r '"\(.dev):\(.ino)"' "$work/$w.exp")
-		got=$(jq -c --arg k "$k" '[.files[]? | select("\(.dev):\(.ino)" == $k)] |
-			.[0].stats // {}' <<<"$sum")
-		for f in app_bytes write_calls dirty_blocks folios submitted_blocks submitted_bytes; do
-			check "$n.$w.$f" "$(jq -c "$E2E_EXPECT_JQ | .totals.$f" "$work/$w.exp")" \
-				"$(jq -c ".$f" <<<"$got")"
-		done
-	done
+	files_in_one_hist "$n" "$x/f" "$mnt/f" b
 }
 both_in_one_hist
 
 # refused, with why: verify of a btrfs (its blocks are not matched to the
-# block layer's: verify's error, 2), and --mount of one where the plan has no btrfs backend
-# (raw_tp mode: the backend is tp_btf programs)
+# block layer's: verify's error, 2), and --mount of one where the plan has
+# no btrfs backend (raw_tp mode: the backend is tp_btf programs)
 refusals() {
 	local n=btrfs.refused
 	btrfs_fresh "" || { fail "$n.fixture" "mkfs.btrfs or mount failed"; return; }

@@ -147,32 +147,14 @@ run_scenario() {
 # one hist (no filter: every filesystem); the same scattered overwrites
 # into a file on each. Each file exact against its own workload figures.
 both_in_one_hist() {
-	local n=ext4.both_in_one_hist x e sum f w k
+	local n=ext4.both_in_one_hist x f
 	x=$(xfsloop_make 1024 512) || { fail "$n.fixture" "xfsloop_make failed"; return; }
 	ext4_fresh 1024 || { fail "$n.fixture" "mkfs.ext4 or mount failed"; return; }
 	for f in "$x/f" "$mnt/f"; do
 		"$WORKLOAD" prep "$f" 1M >/dev/null || { fail "$n.prep" "$f"; return; }
 	done
 	sync
-	if ! start_tool "$work/both.json" "$work/both.err" hist --json --mode tracepoint -i 60; then
-		fail "$n.ready" "$(tail -n 3 "$work/both.err")"
-		return
-	fi
-	"$WORKLOAD" scatter "$x/f" --count 12 --len 300 --stride 9000 >"$work/x.exp"
-	"$WORKLOAD" scatter "$mnt/f" --count 12 --len 300 --stride 9000 >"$work/e.exp"
-	sleep 1
-	stop_tool INT
-	check "$n.exit" 0 "$TOOL_RC"
-	sum=$(tail -n 1 "$work/both.json")
-	for w in x e; do
-		k=$(jq -r '"\(.dev):\(.ino)"' "$work/$w.exp")
-		got=$(jq -c --arg k "$k" '[.files[]? | select("\(.dev):\(.ino)" == $k)] |
-			.[0].stats // {}' <<<"$sum")
-		for f in app_bytes write_calls dirty_blocks folios submitted_blocks submitted_bytes; do
-			check "$n.$w.$f" "$(jq -c "$E2E_EXPECT_JQ | .totals.$f" "$work/$w.exp")" \
-				"$(jq -c ".$f" <<<"$got")"
-		done
-	done
+	files_in_one_hist "$n" "$x/f" "$mnt/f" e --mode tracepoint
 }
 both_in_one_hist
 

@@ -1,8 +1,10 @@
 # shellcheck shell=bash
 # blocktrace.sh - the block layer's own view of a loop device's writes
-# (tracefs block_rq_issue), and a run file's per-folio histograms against
-# a workload's, for the backend suites (tests/cli/ext4.sh, btrfs.sh).
-# Source after tests/cli/lib.sh (check); set $loop to the loop device.
+# (tracefs block_rq_issue), a run file's per-folio histograms against a
+# workload's, and an XFS beside another filesystem in one hist: the checks
+# the backend suites share (tests/cli/ext4.sh, btrfs.sh). Source after
+# tests/cli/lib.sh (check, start_tool) and tests/e2e/e2e_lib.sh
+# (E2E_EXPECT_JQ); set $loop to the loop device, $work to a scratch dir.
 # shellcheck disable=SC2154 # loop: the sourcing suite's
 
 BT_TRACEFS=/sys/kernel/tracing
@@ -70,4 +72,33 @@ per_folio_hist() {
 			| select(.count != ([$w[] | select(. as $x | $b | inb($x.v)) | .c]
 				| add // 0))] | length' "$2")
 	check "$1" 0 "$got"
+}
+
+# files_in_one_hist NAME XFS_FILE OTHER_FILE LABEL [HIST_OPTION...]: one
+# hist watching every filesystem while the same scattered overwrites go
+# into a file on an XFS and one on another filesystem (both laid out
+# already): each file exact against its own workload figures
+# (NAME.x.FIELD, NAME.LABEL.FIELD)
+files_in_one_hist() {
+	local n=$1 xf=$2 of=$3 label=$4 sum k got f w
+	shift 4
+	if ! start_tool "$work/both.json" "$work/both.err" hist --json "$@" -i 60; then
+		fail "$n.ready" "$(tail -n 3 "$work/both.err")"
+		return
+	fi
+	"$WORKLOAD" scatter "$xf" --count 12 --len 300 --stride 9000 >"$work/x.exp"
+	"$WORKLOAD" scatter "$of" --count 12 --len 300 --stride 9000 >"$work/$label.exp"
+	sleep 1
+	stop_tool INT
+	check "$n.exit" 0 "$TOOL_RC"
+	sum=$(tail -n 1 "$work/both.json")
+	for w in x "$label"; do
+		k=$(jq -r '"\(.dev):\(.ino)"' "$work/$w.exp")
+		got=$(jq -c --arg k "$k" '[.files[]? | select("\(.dev):\(.ino)" == $k)] |
+			.[0].stats // {}' <<<"$sum")
+		for f in app_bytes write_calls dirty_blocks folios submitted_blocks submitted_bytes; do
+			check "$n.$w.$f" "$(jq -c "$E2E_EXPECT_JQ | .totals.$f" "$work/$w.exp")" \
+				"$(jq -c ".$f" <<<"$got")"
+		done
+	done
 }

@@ -116,11 +116,38 @@ static bool member_at(const struct btf *btf, const char *type, const char *name,
 	return false;
 }
 
-static bool ext4_layout_in(const struct btf *btf, struct ext4_layout *l)
+/*
+ * A filesystem's layout from the BTF that has its types: vmlinux's, else
+ * its module's (Debian builds ext4 and btrfs as modules: their types are
+ * in /sys/kernel/btf/MODULE only). 'read' takes the layout from one BTF;
+ * 'from' names the BTF it came from. false where neither has the types
+ * (or facts came from a file).
+ */
+static bool layout_from_btf(struct kfacts *f, const char *module,
+			    bool (*read)(const struct btf *btf, void *layout), void *layout,
+			    char *from, size_t len)
 {
+	struct mod_btf *m;
+
+	if (!f->btf)
+		return false;
+	if (read(f->btf, layout)) {
+		snprintf(from, len, "vmlinux");
+		return true;
+	}
+	m = module_btf(f, module, strlen(module));
+	if (!m || !m->btf || !read(m->btf, layout))
+		return false;
+	snprintf(from, len, "module %s", module);
+	return true;
+}
+
+static bool ext4_layout_in(const struct btf *btf, void *layout)
+{
+	struct ext4_layout *l = layout;
 	__u32 size;
 
-	if (!btf || !member_at(btf, "ext4_sb_info", "s_mount_opt", &l->sbi_mount_opt, &size) ||
+	if (!member_at(btf, "ext4_sb_info", "s_mount_opt", &l->sbi_mount_opt, &size) ||
 	    size != 4 ||
 	    !member_at(btf, "ext4_inode_info", "vfs_inode", &l->ei_vfs_inode, &size) ||
 	    !member_at(btf, "ext4_inode_info", "i_flags", &l->ei_flags, &l->ei_flags_size) ||
@@ -132,27 +159,16 @@ static bool ext4_layout_in(const struct btf *btf, struct ext4_layout *l)
 
 bool facts_ext4_layout(struct kfacts *f, struct ext4_layout *l)
 {
-	struct mod_btf *m;
-
 	memset(l, 0, sizeof(*l));
-	if (!f->btf)
-		return false;
-	if (ext4_layout_in(f->btf, l)) {
-		snprintf(l->from, sizeof(l->from), "vmlinux");
-		return true;
-	}
-	m = module_btf(f, "ext4", strlen("ext4"));
-	if (!m || !ext4_layout_in(m->btf, l))
-		return false;
-	snprintf(l->from, sizeof(l->from), "module ext4");
-	return true;
+	return layout_from_btf(f, "ext4", ext4_layout_in, l, l->from, sizeof(l->from));
 }
 
-static bool btrfs_layout_in(const struct btf *btf, struct btrfs_layout *l)
+static bool btrfs_layout_in(const struct btf *btf, void *layout)
 {
+	struct btrfs_layout *l = layout;
 	__u32 size;
 
-	if (!btf || !member_at(btf, "btrfs_inode", "vfs_inode", &l->bi_vfs_inode, &size) ||
+	if (!member_at(btf, "btrfs_inode", "vfs_inode", &l->bi_vfs_inode, &size) ||
 	    !member_at(btf, "btrfs_inode", "root", &l->bi_root, &size) || size != 8 ||
 	    !member_at(btf, "btrfs_root", "anon_dev", &l->root_anon_dev, &size) || size != 4)
 		return false;
@@ -162,18 +178,6 @@ static bool btrfs_layout_in(const struct btf *btf, struct btrfs_layout *l)
 
 bool facts_btrfs_layout(struct kfacts *f, struct btrfs_layout *l)
 {
-	struct mod_btf *m;
-
 	memset(l, 0, sizeof(*l));
-	if (!f->btf)
-		return false;
-	if (btrfs_layout_in(f->btf, l)) {
-		snprintf(l->from, sizeof(l->from), "vmlinux");
-		return true;
-	}
-	m = module_btf(f, "btrfs", strlen("btrfs"));
-	if (!m || !btrfs_layout_in(m->btf, l))
-		return false;
-	snprintf(l->from, sizeof(l->from), "module btrfs");
-	return true;
+	return layout_from_btf(f, "btrfs", btrfs_layout_in, l, l->from, sizeof(l->from));
 }
